@@ -1,0 +1,60 @@
+"""``hops_schedule``: a DAG's scheduling arguments written with Hopsworks' own names.
+
+It mirrors ``job.schedule(...)`` of the Hopsworks Python API and returns the keyword arguments of ``@dag``/``DAG``::
+
+    @dag(dag_id="feature_pipeline", **hops_schedule(cron_expression="0 0 * ? * * *",
+                                                    start_time=datetime(2026, 1, 1, tzinfo=timezone.utc)))
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from hops_timetable.timetable import HopsworksTimetable, check_utc_datetime
+
+__all__ = ["hops_schedule"]
+
+
+def hops_schedule(
+    cron_expression: str,
+    start_time: datetime | None = None,
+    end_time: datetime | None = None,
+    start_time_offset_seconds: int | None = None,
+    end_time_offset_seconds: int | None = None,
+    catchup: bool = False,
+    max_active_runs: int = 1,
+    max_catchup_runs: int | None = None,
+    skip_to_date: datetime | None = None,
+) -> dict[str, Any]:
+    """The DAG keyword arguments ``schedule``, ``start_date``, ``end_date``, ``catchup`` and ``max_active_runs``.
+
+    ``start_time=None`` means "from now on", as in Hopsworks: nothing before the moment the DAG is first scheduled
+    is replayed. Dates must be timezone-aware. Every argument is validated here, so a mistake fails the DAG import
+    with a message instead of silently stopping the scheduler later.
+    """
+    start = check_utc_datetime("start_time", start_time)
+    end = check_utc_datetime("end_time", end_time)
+    if start is not None and end is not None and end <= start:
+        raise ValueError(
+            f"end_time={end.isoformat()} is not after start_time={start.isoformat()}; "
+            "the schedule could never fire (end_time is exclusive)"
+        )
+    if not isinstance(catchup, bool):
+        raise TypeError(f"catchup must be True or False, got {catchup!r}")
+    if isinstance(max_active_runs, bool) or not isinstance(max_active_runs, int) or max_active_runs < 1:
+        raise ValueError(f"max_active_runs must be a whole number >= 1, got {max_active_runs!r}")
+    timetable = HopsworksTimetable(
+        cron_expression,
+        start_time_offset_seconds=start_time_offset_seconds,
+        end_time_offset_seconds=end_time_offset_seconds,
+        max_catchup_runs=max_catchup_runs,
+        skip_to_date=skip_to_date,
+    )
+    return {
+        "schedule": timetable,
+        "start_date": start,
+        "end_date": end,
+        "catchup": catchup,
+        "max_active_runs": max_active_runs,
+    }

@@ -1,0 +1,364 @@
+"""HopsworksTimetable: Airflow's side of the Hopsworks job scheduler.
+
+A thin adapter: the cron engine (:mod:`hops_timetable.cron`), the catch-up policy (:mod:`hops_timetable.catchup`)
+and the window arithmetic (:mod:`hops_timetable.window`) hold the rules; this class maps Airflow's timetable protocol
+onto them.
+
+Contract, for a DAG with start_date S, end_date E and catchup C:
+
+* Each run belongs to a cron fire F: ``run_after = F`` and ``data_interval = [max(previous fire, S), F)``, so Airflow's
+  ``logical_date`` is Hopsworks' ``HOPS_LOGICAL_DATE``.
+* Fires at or before S, at or after E, or before ``skip_to_date`` never become runs.
+* After an outage, at most ``max_catchup_runs`` runs are made (one with ``catchup=False``): the newest ones.
+* ``start_time_offset_seconds`` shifts the HOPS window (:meth:`HopsworksTimetable.hops_window`), never the Airflow
+  interval.
+
+Everything is validated when the DAG is built, because Airflow swallows exceptions raised while scheduling and the
+DAG then silently stops being scheduled; the scheduling methods themselves never raise on a valid timetable.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from datetime import datetime, timezone
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import pendulum
+from airflow.exceptions import AirflowTimetableInvalid
+from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, Timetable
+
+from hops_timetable.catchup import CatchupPolicy, Run
+from hops_timetable.cron import QuartzCron
+from hops_timetable.window import HopsWindow, as_utc, hops_window
+
+if TYPE_CHECKING:
+    from airflow.models.dag import DagModel
+
+__all__ = ["HopsTimetableWarning", "HopsworksTimetable"]
+
+log = logging.getLogger(__name__)
+
+SERIALIZATION_VERSION = 1
+"""Bumped whenever :meth:`HopsworksTimetable.serialize` changes shape; older payloads keep loading."""
+
+_UNSET: Any = object()
+
+
+class HopsTimetableWarning(UserWarning):
+    """A setting was accepted but does not do what its name may suggest."""
+
+
+def _pendulum(value: datetime) -> pendulum.DateTime:
+    # Airflow's DataInterval and DagRunInfo are typed as pendulum DateTime and parts of Airflow rely on it.
+    return pendulum.instance(value, tz=pendulum.UTC)
+
+
+def _check_offset(name: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a whole number of seconds or None, got {value!r} ({type(value).__name__})")
+    if value < 0:
+        raise ValueError(
+            f"{name}={value} is negative; the offset is a positive number of seconds that the backend subtracts "
+            f"(HOPS_START_TIME = previous fire - {name}), so write {name}={-value}"
+        )
+    return value
+
+
+def _check_catchup_runs(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"max_catchup_runs must be a whole number >= 1 or None, got {value!r}")
+    if value < 1:
+        raise ValueError(
+            f"max_catchup_runs={value} is invalid: it must be >= 1 (or None for no bound); "
+            "to replay nothing after an outage use catchup=False, which runs only the newest fire"
+        )
+    return value
+
+
+def check_utc_datetime(name: str, value: object) -> datetime | None:
+    """Validate a date argument: ``None`` or an aware datetime, returned in UTC.
+
+    Naive datetimes are refused: schedules are evaluated in UTC and a naive value is a likely mistake.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise TypeError(
+            f"{name} must be a timezone-aware datetime or None, got {value!r} ({type(value).__name__}); "
+            f"for example datetime(2026, 1, 1, tzinfo=timezone.utc)"
+        )
+    try:
+        offset = value.utcoffset()
+    except Exception as exc:
+        raise ValueError(f"{name}={value!r} cannot be converted to UTC: {exc}") from exc
+    if offset is None:
+        raise ValueError(
+            f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: "
+            f"pass {name}=datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, "
+            f"tzinfo=timezone.utc)"
+        )
+    return value.astimezone(timezone.utc)
+
+
+class HopsworksTimetable(Timetable):
+    """Schedule a DAG exactly as the Hopsworks job scheduler schedules a job.
+
+    :param cron_expression: a Quartz cron expression in UTC (``0 0 * ? * * *`` is hourly), a 5-field UNIX cron or
+        an ``@daily``-style preset.
+    :param start_time_offset_seconds: ``None`` (the window starts at the previous fire) or seconds >= 0 by which
+        the HOPS window is moved earlier.
+    :param end_time_offset_seconds: accepted for compatibility with Hopsworks' schedule DTO and ignored, as
+        Hopsworks ignores it: ``HOPS_END_TIME`` is always ``HOPS_START_TIME`` plus the cron interval.
+    :param max_catchup_runs: ``None`` (no bound) or the most runs made for the fires missed during an outage; only
+        the newest are made. The DAG's ``catchup=False`` means 1.
+    :param skip_to_date: fires before this aware datetime are never run.
+    """
+
+    def __init__(
+        self,
+        cron_expression: str,
+        *,
+        start_time_offset_seconds: int | None = None,
+        end_time_offset_seconds: int | None = None,
+        max_catchup_runs: int | None = None,
+        skip_to_date: datetime | None = None,
+        timezone: Any = _UNSET,
+    ) -> None:
+        if timezone is not _UNSET:
+            raise TypeError(
+                f"HopsworksTimetable takes no timezone (got timezone={timezone!r}): Hopsworks evaluates every "
+                "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
+            )
+        self._cron = QuartzCron(cron_expression)
+        self.start_time_offset_seconds = _check_offset("start_time_offset_seconds", start_time_offset_seconds)
+        self.end_time_offset_seconds = _check_offset("end_time_offset_seconds", end_time_offset_seconds)
+        self.max_catchup_runs = _check_catchup_runs(max_catchup_runs)
+        self.skip_to_date = check_utc_datetime("skip_to_date", skip_to_date)
+        if self.end_time_offset_seconds is not None:
+            warnings.warn(
+                f"end_time_offset_seconds={self.end_time_offset_seconds} is ignored, as in Hopsworks: "
+                "HOPS_END_TIME is always HOPS_START_TIME plus the cron interval",
+                HopsTimetableWarning,
+                stacklevel=2,
+            )
+        self.description = self._describe()
+        # The scheduler asks again and again with the same restriction; remembering the last policy spares
+        # rebuilding it. One attribute holding (key, policy) so that threads never see a mismatched pair.
+        self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
+
+    # -- identity ---------------------------------------------------------------------------------------------
+
+    @property
+    def cron_expression(self) -> str:
+        """The cron expression as given."""
+        return self._cron.source
+
+    @property
+    def cron(self) -> QuartzCron:
+        """The parsed cron expression."""
+        return self._cron
+
+    @property
+    def summary(self) -> str:
+        return self._cron.source
+
+    def _describe(self) -> str:
+        offset = self.start_time_offset_seconds
+        if offset:
+            window = f"HOPS_START_TIME = previous fire - {_seconds_text(offset)}"
+        else:
+            window = "HOPS_START_TIME = previous fire"
+        catchup = (
+            "all missed fires are replayed when catchup=True"
+            if self.max_catchup_runs is None
+            else f"at most the newest {self.max_catchup_runs} missed fire(s) are replayed when catchup=True"
+        )
+        text = (
+            f"{self._cron.describe()} (UTC). Window: {window}, HOPS_END_TIME = start + cron interval. "
+            f"Catch-up: {catchup}; catchup=False runs only the newest."
+        )
+        if self.skip_to_date is not None:
+            text += f" Fires before {self.skip_to_date.isoformat()} are skipped."
+        # DagModel.timetable_description is a 1000-character column.
+        return text[:1000]
+
+    def __repr__(self) -> str:
+        args = [repr(self._cron.source)]
+        for name in (
+            "start_time_offset_seconds",
+            "end_time_offset_seconds",
+            "max_catchup_runs",
+            "skip_to_date",
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                args.append(f"{name}={value!r}")
+        return f"HopsworksTimetable({', '.join(args)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HopsworksTimetable):
+            return NotImplemented
+        return self.serialize() == other.serialize()
+
+    def __hash__(self) -> int:
+        return hash((self._cron.source, self.start_time_offset_seconds, self.max_catchup_runs, self.skip_to_date))
+
+    # -- serialization ----------------------------------------------------------------------------------------
+
+    def serialize(self) -> dict[str, Any]:
+        return {
+            "version": SERIALIZATION_VERSION,
+            "cron_expression": self._cron.source,
+            "start_time_offset_seconds": self.start_time_offset_seconds,
+            "end_time_offset_seconds": self.end_time_offset_seconds,
+            "max_catchup_runs": self.max_catchup_runs,
+            "skip_to_date": None if self.skip_to_date is None else self.skip_to_date.isoformat(),
+        }
+
+    @classmethod
+    def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
+        version = data.get("version", 1)
+        if not isinstance(version, int) or version > SERIALIZATION_VERSION:
+            raise ValueError(
+                f"HopsworksTimetable payload has format version {version!r}, newer than this hops_timetable "
+                f"understands (up to {SERIALIZATION_VERSION}); upgrade hops-timetable on this Airflow component"
+            )
+        skip = data.get("skip_to_date")
+        with warnings.catch_warnings():
+            # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
+            warnings.simplefilter("ignore", HopsTimetableWarning)
+            return cls(
+                data["cron_expression"],
+                start_time_offset_seconds=data.get("start_time_offset_seconds"),
+                end_time_offset_seconds=data.get("end_time_offset_seconds"),
+                max_catchup_runs=data.get("max_catchup_runs"),
+                skip_to_date=None if skip is None else datetime.fromisoformat(skip),
+            )
+
+    def validate(self) -> None:
+        """Check the invariants again; a timetable built through ``__init__`` always passes."""
+        try:
+            QuartzCron(self._cron.source)
+            _check_offset("start_time_offset_seconds", self.start_time_offset_seconds)
+            _check_catchup_runs(self.max_catchup_runs)
+            check_utc_datetime("skip_to_date", self.skip_to_date)
+        except (TypeError, ValueError) as exc:
+            raise AirflowTimetableInvalid(str(exc)) from exc
+
+    # -- the rules --------------------------------------------------------------------------------------------
+
+    def policy(self, restriction: TimeRestriction) -> CatchupPolicy:
+        """The catch-up policy for a DAG with this restriction."""
+        key = (restriction.earliest, restriction.latest)
+        last = self._last_policy
+        if last is not None and last[0] == key:
+            return last[1]
+        policy = CatchupPolicy(
+            cron=self._cron,
+            start=None if restriction.earliest is None else as_utc(restriction.earliest),
+            end=None if restriction.latest is None else as_utc(restriction.latest),
+            skip_to=self.skip_to_date,
+            max_catchup_runs=self.max_catchup_runs,
+        )
+        self._last_policy = (key, policy)
+        return policy
+
+    @cached_property
+    def _unrestricted(self) -> CatchupPolicy:
+        return CatchupPolicy(cron=self._cron, skip_to=self.skip_to_date, max_catchup_runs=self.max_catchup_runs)
+
+    def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
+        """The HOPS_* window of the run with this Airflow data interval."""
+        start, end = data_interval
+        return hops_window(start, end, self.start_time_offset_seconds)
+
+    @staticmethod
+    def _run_info(run: Run) -> DagRunInfo:
+        return DagRunInfo.interval(start=_pendulum(run.interval_start), end=_pendulum(run.fire))
+
+    # -- Airflow's timetable protocol -------------------------------------------------------------------------
+
+    def infer_manual_data_interval(self, *, run_after: datetime) -> DataInterval:
+        run = self._unrestricted.manual_run(run_after)
+        return DataInterval(start=_pendulum(run.interval_start), end=_pendulum(run.fire))
+
+    def next_dagrun_info_v2(
+        self, *, last_dagrun_info: DagRunInfo | None, restriction: TimeRestriction
+    ) -> DagRunInfo | None:
+        last_fire = None if last_dagrun_info is None else last_dagrun_info.run_after
+        return self._next(last_fire, restriction)
+
+    def next_dagrun_info(
+        self, *, last_automated_data_interval: DataInterval | None, restriction: TimeRestriction
+    ) -> DagRunInfo | None:
+        # Each interval ends at its fire, so the end is the last run's fire.
+        last_fire = None if last_automated_data_interval is None else last_automated_data_interval.end
+        return self._next(last_fire, restriction)
+
+    def _next(self, last_fire: datetime | None, restriction: TimeRestriction) -> DagRunInfo | None:
+        policy = self.policy(restriction)
+        run = policy.next_run(
+            None if last_fire is None else as_utc(last_fire),
+            datetime.now(timezone.utc),
+            catchup=restriction.catchup,
+        )
+        return None if run is None else self._run_info(run)
+
+    def next_run_info_from_dag_model(self, *, dag_model: DagModel) -> DagRunInfo | None:
+        """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked against the bound.
+
+        The stored next run was computed before an outage; creating it afterwards would make one run more than
+        Hopsworks makes (the stale one, then the newest). When two or more fires are due, the catch-up bound is
+        applied again here and the stale run is replaced by the run the bound allows.
+        """
+        info = super().next_run_info_from_dag_model(dag_model=dag_model)
+        if info is None or info.data_interval is None:
+            return info
+        stored = as_utc(info.run_after)
+        now = datetime.now(timezone.utc)
+        following = self._cron.next_after(stored)
+        if following is None or following > now:
+            return info  # at most one fire is due: the stored run is the right one
+        restriction = _stored_restriction(dag_model)
+        if restriction is None:
+            return info
+        policy = self.policy(restriction)
+        fire = policy.pick(stored, now, policy.bound(restriction.catchup))
+        if fire == stored:
+            return info
+        log.info(
+            "dag %s: the stored next run %s is beyond the catch-up bound after an outage; creating the run of "
+            "%s instead",
+            dag_model.dag_id,
+            stored.isoformat(),
+            fire.isoformat(),
+        )
+        return self._run_info(policy.run(fire))
+
+
+def _stored_restriction(dag_model: DagModel) -> TimeRestriction | None:
+    """The time restriction of the DAG as last serialized, read in the scheduler's own session."""
+    from airflow.models.serialized_dag import SerializedDagModel
+    from sqlalchemy.orm import object_session
+
+    session = object_session(dag_model)
+    if session is None:
+        return None
+    serialized = SerializedDagModel.get_dag(dag_model.dag_id, session=session)
+    if serialized is None:
+        return None
+    restriction: TimeRestriction = serialized._time_restriction
+    return restriction
+
+
+def _seconds_text(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
+    return " ".join(p for p in parts if p) or "0 s"

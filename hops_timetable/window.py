@@ -1,0 +1,73 @@
+"""The Hopsworks data window: what a scheduled job sees as ``HOPS_START_TIME``, ``HOPS_END_TIME`` and
+``HOPS_LOGICAL_DATE``.
+
+For a run whose Airflow data interval is ``[interval_start, interval_end)`` (``interval_start`` being the previous
+cron fire clamped to the start date, ``interval_end`` the fire itself) and a start offset of ``offset`` seconds:
+
+* ``HOPS_LOGICAL_DATE`` = ``interval_start``
+* ``HOPS_START_TIME``   = ``interval_start - offset``
+* ``HOPS_END_TIME``     = ``interval_end - offset``, i.e. the start plus the cron interval, so that consecutive
+  scheduled runs tile the timeline with no gaps, also for irregular crons such as ``0 0 9,17 * * ?``.
+
+The offset moves the HOPS window only; the Airflow interval never moves. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+__all__ = ["HOPS_ENV_KEYS", "HopsWindow", "as_utc", "format_hops_time", "hops_window", "parse_hops_time"]
+
+HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
+
+_HOPS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def as_utc(value: datetime) -> datetime:
+    """Return *value* as an aware UTC datetime; a naive value is read as UTC, as Airflow and Hopsworks do."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def format_hops_time(value: datetime) -> str:
+    """Format *value* the way Hopsworks injects it: whole seconds, UTC, ``Z`` (``2026-01-01T10:00:00Z``).
+
+    Sub-second parts are truncated, never rounded up, so a window never reaches past its fire.
+    """
+    return as_utc(value).strftime(_HOPS_FORMAT)
+
+
+def parse_hops_time(text: str) -> datetime:
+    """Parse a ``YYYY-MM-DDTHH:MM:SSZ`` string produced by :func:`format_hops_time`."""
+    return datetime.strptime(text, _HOPS_FORMAT).replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class HopsWindow:
+    """The data window of one Hopsworks-style run; all three values are aware UTC datetimes."""
+
+    start: datetime
+    end: datetime
+    logical_date: datetime
+
+    def as_env(self) -> dict[str, str]:
+        """The ``HOPS_*`` environment variables of this window, formatted as Hopsworks injects them."""
+        return {
+            "HOPS_START_TIME": format_hops_time(self.start),
+            "HOPS_END_TIME": format_hops_time(self.end),
+            "HOPS_LOGICAL_DATE": format_hops_time(self.logical_date),
+        }
+
+
+def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds: int | None = None) -> HopsWindow:
+    """The HOPS window of the run whose Airflow data interval is ``[interval_start, interval_end)``.
+
+    ``offset_seconds`` is Hopsworks' ``start_time_offset_seconds``: ``None`` or ``0`` means "since the previous
+    fire"; a positive value moves the whole window that many seconds earlier.
+    """
+    start = as_utc(interval_start)
+    end = as_utc(interval_end)
+    shift = timedelta(seconds=offset_seconds or 0)
+    return HopsWindow(start=start - shift, end=end - shift, logical_date=start)

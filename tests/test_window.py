@@ -1,0 +1,69 @@
+"""The HOPS_* window arithmetic, against the worked examples of the Hopsworks scheduling guide."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hops_timetable.window import HopsWindow, format_hops_time, hops_window, parse_hops_time
+
+UTC = timezone.utc
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+def test_defaults_on_hourly_schedule_give_the_last_hour() -> None:
+    window = hops_window(utc(2026, 1, 1, 9), utc(2026, 1, 1, 10))
+    assert window == HopsWindow(start=utc(2026, 1, 1, 9), end=utc(2026, 1, 1, 10), logical_date=utc(2026, 1, 1, 9))
+    assert window.as_env() == {
+        "HOPS_START_TIME": "2026-01-01T09:00:00Z",
+        "HOPS_END_TIME": "2026-01-01T10:00:00Z",
+        "HOPS_LOGICAL_DATE": "2026-01-01T09:00:00Z",
+    }
+
+
+def test_25_hour_offset_follows_the_guide_numbers_not_its_prose() -> None:
+    # Hourly, fire at 11:00, offset 25 h: start 09:00 and end 10:00 of the previous day.
+    window = hops_window(utc(2026, 1, 2, 10), utc(2026, 1, 2, 11), 25 * 3600)
+    assert window.as_env() == {
+        "HOPS_START_TIME": "2026-01-01T09:00:00Z",
+        "HOPS_END_TIME": "2026-01-01T10:00:00Z",
+        "HOPS_LOGICAL_DATE": "2026-01-02T10:00:00Z",
+    }
+
+
+def test_zero_offset_is_the_same_as_none() -> None:
+    assert hops_window(utc(2026, 1, 1), utc(2026, 1, 2), 0) == hops_window(utc(2026, 1, 1), utc(2026, 1, 2))
+
+
+def test_other_zones_and_naive_values_are_read_as_utc_instants() -> None:
+    plus_two = timezone(timedelta(hours=2))
+    window = hops_window(datetime(2026, 1, 1, 11, tzinfo=plus_two), datetime(2026, 1, 1, 10))
+    assert window.as_env()["HOPS_START_TIME"] == "2026-01-01T09:00:00Z"
+    assert window.as_env()["HOPS_END_TIME"] == "2026-01-01T10:00:00Z"
+
+
+def test_sub_second_parts_are_truncated_in_the_strings() -> None:
+    assert format_hops_time(utc(2026, 1, 1, 10, 0, 0).replace(microsecond=999_999)) == "2026-01-01T10:00:00Z"
+
+
+@given(
+    start=st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2098, 1, 1), timezones=st.just(UTC)),
+    width=st.integers(min_value=1, max_value=400 * 86400),
+    offset=st.none() | st.integers(min_value=0, max_value=10 * 365 * 86400),
+)
+def test_window_is_the_interval_moved_by_the_offset(start: datetime, width: int, offset: int | None) -> None:
+    start = start.replace(microsecond=0)
+    end = start + timedelta(seconds=width)
+    window = hops_window(start, end, offset)
+    assert window.logical_date == start
+    assert window.end - window.start == end - start
+    assert start - window.start == timedelta(seconds=offset or 0)
+    env = window.as_env()
+    assert parse_hops_time(env["HOPS_START_TIME"]) == window.start
+    assert parse_hops_time(env["HOPS_END_TIME"]) == window.end
+    assert all(value.endswith("Z") and len(value) == 20 for value in env.values())
