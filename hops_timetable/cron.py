@@ -1,0 +1,1068 @@
+"""Quartz cron engine: the Hopsworks scheduling dialect, evaluated in UTC.
+
+The dialect is the common ground of Quartz 2.3.2 and cron-utils 9.2.1 (``CronType.QUARTZ``), which is what
+the Hopsworks job scheduler runs: 6 or 7 fields (seconds first, optional year), exactly one of the day
+fields is ``?``, day-of-week 1-7 = SUN-SAT, and the specials ``L``, ``L-n``, ``nW``, ``LW`` (day-of-month)
+and ``L``, ``nL``, ``n#k`` (day-of-week). Constructs on which those engines disagree are rejected.
+
+For Airflow users it also reads 5-field UNIX cron and Airflow's ``@`` presets, giving the fire times that
+Airflow (through croniter) gives the same string, including croniter's reading of when day-of-month and
+day-of-week are OR-ed.
+
+The module is pure: standard library only, never Airflow. A ``QuartzCron`` is parsed once, immutable,
+hashable, picklable and safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from datetime import date, datetime, timezone
+from typing import Any, Literal
+
+__all__ = ["CronSyntaxError", "QuartzCron"]
+
+UTC = timezone.utc
+MIN_YEAR = 1970
+MAX_YEAR = 2099
+
+Dialect = Literal["quartz", "unix", "preset"]
+
+
+class CronSyntaxError(ValueError):
+    """A cron expression that is not valid in the Hopsworks dialect.
+
+    ``field`` is the field name (``"day-of-month"``), ``token`` the offending list item, ``position`` its
+    1-based character position in ``expression``; each is None when the error concerns the whole string.
+    ``hint`` says how to rewrite it, when there is a rewrite.
+    """
+
+    def __init__(
+        self,
+        why: str,
+        *,
+        expression: str,
+        field: str | None = None,
+        token: str | None = None,
+        position: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.expression = expression
+        self.field = field
+        self.token = token
+        self.position = position
+        self.hint = hint
+        self.why = why
+        if field is not None and token is not None:
+            where = f"invalid {field} token {token!r} at position {position} in {expression!r}"
+        else:
+            where = f"invalid cron expression {expression!r}"
+        message = f"{where}: {why}"
+        if hint:
+            message += f" ({hint})"
+        super().__init__(message)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Calendar tables. Which days of a month fire depends only on the month, its first weekday and (for
+# February) leap-ness, so day sets are cached per such "month shape": at most 12 * 7 * 2 keys.
+
+_MONTH_SHAPE: tuple[int, ...] = tuple(
+    (m - 1) * 14 + date(y, m, 1).weekday() * 2 + (1 if m == 2 and y % 4 == 0 and y != 2100 else 0)
+    for y in range(MIN_YEAR, MAX_YEAR + 1)
+    for m in range(1, 13)
+)
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+_FIELD_NAMES = ("second", "minute", "hour", "day-of-month", "month", "day-of-week", "year")
+_SEC, _MIN, _HOUR, _DOM, _MON, _DOW, _YEAR = range(7)
+
+_MONTH_NAMES = {
+    name: i + 1
+    for i, name in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"))
+}
+_QUARTZ_DOW_NAMES = {name: i + 1 for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
+_UNIX_DOW_NAMES = {name: i - 1 for name, i in _QUARTZ_DOW_NAMES.items()}
+_DAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTH_WORDS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+_PRESETS = {
+    "@hourly": "0 * * * *",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@weekly": "0 0 * * 0",
+    "@monthly": "0 0 1 * *",
+    "@quarterly": "0 0 1 */3 *",
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+}
+
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+_TOKEN = re.compile(r"\S+")
+
+# Parsed list items, kept for describe()/fields(): ("all",) ("value", v) ("range", a, b, step)
+# ("wrap", a, b) and the day specials ("L", n) ("W", n) ("LW",) ("nL", v) ("#", v, k) ("?",).
+_Item = tuple[Any, ...]
+
+# Day specs used by the evaluator. Day-of-month: ("set", frozenset) ("L", n) ("W", n) ("LW",).
+# Day-of-week (Python weekday numbers, Monday = 0): ("set", frozenset) ("nL", wd) ("#", wd, k).
+_DaySpec = tuple[Any, ...]
+
+
+def _py_weekday(value: int, unix: bool) -> int:
+    # Quartz numbers SUN=1..SAT=7, UNIX SUN=0 (or 7)..SAT=6; Python numbers MON=0..SUN=6.
+    return (value + 6) % 7 if unix else (value + 5) % 7
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Parsing
+
+
+class _Parser:
+    """Parses one expression; collects everything the evaluator and the describer need."""
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        self.unix = False
+
+    def fail(
+        self,
+        why: str,
+        field: int | None = None,
+        token: str | None = None,
+        position: int | None = None,
+        hint: str | None = None,
+    ) -> CronSyntaxError:
+        return CronSyntaxError(
+            why,
+            expression=self.expression,
+            field=None if field is None else _FIELD_NAMES[field],
+            token=token,
+            position=position,
+            hint=hint,
+        )
+
+    def bounds(self, field: int) -> tuple[int, int]:
+        if field == _DOW:
+            return (0, 7) if self.unix else (1, 7)
+        return ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (MIN_YEAR, MAX_YEAR))[field]
+
+    def names(self, field: int) -> dict[str, int] | None:
+        if field == _MON:
+            return _MONTH_NAMES
+        if field == _DOW:
+            return _UNIX_DOW_NAMES if self.unix else _QUARTZ_DOW_NAMES
+        return None
+
+    def value(self, field: int, text: str, token: str, pos: int) -> int:
+        lo, hi = self.bounds(field)
+        upper = text.upper()
+        names = self.names(field)
+        if _DIGITS.fullmatch(text):
+            v = int(text)
+            if not lo <= v <= hi:
+                raise self.fail(f"value {v} is out of range {lo}-{hi}", field, token, pos)
+            return v
+        if names is not None:
+            if upper in names:
+                return names[upper]
+            if len(upper) > 3 and upper[:3] in names and upper.isalpha():
+                raise self.fail(
+                    f"long name {text!r} is not accepted", field, token, pos, f"use the three-letter name {upper[:3]}"
+                )
+            valid = f"{lo}-{hi} or {next(iter(names))}-{list(names)[-1]}"
+        else:
+            valid = f"{lo}-{hi}"
+        hint = None
+        if self.unix and any(c in upper for c in "LW#?H"):
+            hint = "L, W, #, ? and H are croniter extensions; write the schedule as 6-field Quartz cron instead"
+        elif upper.startswith("-"):
+            hint = "negative numbers are not allowed"
+        raise self.fail(f"{text!r} is not a valid value, expected {valid}", field, token, pos, hint)
+
+    def step(self, field: int, text: str, token: str, pos: int) -> int:
+        lo, hi = self.bounds(field)
+        top = hi - lo if field == _YEAR else hi
+        if not _DIGITS.fullmatch(text):
+            raise self.fail(f"step {text!r} is not a whole number", field, token, pos)
+        s = int(text)
+        if s < 1:
+            raise self.fail("step must be at least 1", field, token, pos)
+        if s > top:
+            raise self.fail(f"step {s} is larger than the field (at most {top})", field, token, pos)
+        return s
+
+    def plain_item(self, field: int, token: str, pos: int) -> tuple[_Item, list[int]]:
+        """Parse ``*``, ``v``, ``a-b``, ``a/s``, ``*/s``, ``/s``, ``a-b/s`` into an item and its values."""
+        lo, hi = self.bounds(field)
+        if token == "*":
+            return ("all",), list(range(lo, hi + 1))
+        base, slash, step_text = token.partition("/")
+        step = self.step(field, step_text, token, pos) if slash else 0
+        if slash and field == _DOW and self.unix:
+            # croniter runs a day-of-week step up to 6, never 7, and reads "7/2" as "0-6/2".
+            if base == "7":
+                raise self.fail("a step cannot start at 7", field, token, pos, "start it at 0 (Sunday)")
+            hi = 6
+        if slash and base in ("", "*"):
+            return ("range", lo, hi, step), list(range(lo, hi + 1, step))
+        if "-" in base[1:]:
+            cut = base.index("-", 1)
+            a_text, b_text = base[:cut], base[cut + 1 :]
+            if not a_text or not b_text:
+                raise self.fail("incomplete range", field, token, pos, "write a range as start-end, e.g. 1-5")
+            a = self.value(field, a_text, token, pos)
+            b = self.value(field, b_text, token, pos)
+            if a == b and self.unix:
+                raise self.fail(
+                    "croniter (and so Airflow) reads an equal range as the whole field",
+                    field,
+                    token,
+                    pos,
+                    f"write {a_text} for the single value, or * for every value",
+                )
+            if a > b:
+                if field == _DOW and self.unix and b == 0:
+                    # "5-0" is not a wrap-around in spirit but 0 is Sunday; ask for the unambiguous spelling.
+                    raise self.fail("range ends at 0", field, token, pos, f"write {a}-7 to end on Sunday")
+                if field != _DOW or self.unix:
+                    raise self.fail(
+                        "wrap-around ranges are only allowed in Quartz day-of-week",
+                        field,
+                        token,
+                        pos,
+                        f"write it as two ranges: {a}-{hi},{lo}-{b}",
+                    )
+                if slash:
+                    raise self.fail(
+                        "a step on a wrap-around range is not supported",
+                        field,
+                        token,
+                        pos,
+                        "list the days instead",
+                    )
+                return ("wrap", a, b), [*range(a, hi + 1), *range(lo, b + 1)]
+            return ("range", a, b, step or 1), list(range(a, b + 1, step or 1))
+        if base.startswith("-"):
+            raise self.fail("incomplete range", field, token, pos, "negative numbers are not allowed")
+        v = self.value(field, base, token, pos)
+        if slash:
+            return ("range", v, hi, step), list(range(v, hi + 1, step))
+        return ("value", v), [v]
+
+    def field(self, field: int, text: str, start: int) -> tuple[list[_Item], set[int]]:
+        """Parse a plain field (no ``?``, no day specials) into items and the set of values."""
+        items: list[_Item] = []
+        values: set[int] = set()
+        parts = text.split(",")
+        offset = start
+        for part in parts:
+            if not part:
+                raise self.fail("empty list item", field, text, start, "remove the extra comma")
+            if part == "*" and len(parts) > 1:
+                raise self.fail("'*' cannot be combined with other values", field, part, offset)
+            if part == "?":
+                where = "day-of-month or day-of-week" if not self.unix else "Quartz day fields"
+                raise self.fail(
+                    f"'?' is only allowed alone in {where}",
+                    field,
+                    part,
+                    offset,
+                    "in 5-field UNIX cron write *" if self.unix else None,
+                )
+            item, vals = self.plain_item(field, part, offset)
+            items.append(item)
+            values.update(vals)
+            offset += len(part) + 1
+        return items, values
+
+    def dom(self, text: str, start: int) -> tuple[list[_Item], _DaySpec | None]:
+        """Quartz day-of-month: plain list, or one of L, L-n, nW, LW. None means every day."""
+        upper = text.upper()
+        if "L" in upper or "W" in upper:
+            if "," in upper:
+                parts = upper.split(",")
+                offset = start
+                for part in parts:
+                    if "L" in part or "W" in part:
+                        raise self.fail(
+                            "L and W cannot be used in a list",
+                            _DOM,
+                            part,
+                            offset,
+                            "use a separate schedule for the special day",
+                        )
+                    offset += len(part) + 1
+            if upper == "L":
+                return [("L", 0)], ("L", 0)
+            if upper == "LW":
+                return [("LW",)], ("LW",)
+            if upper.startswith("L-"):
+                rest = upper[2:]
+                if rest.endswith("W"):
+                    raise self.fail(
+                        "L-n cannot be combined with W",
+                        _DOM,
+                        text,
+                        start,
+                        "use LW for the last weekday, or L-n for a day before the last day",
+                    )
+                if not _DIGITS.fullmatch(rest) or not 1 <= int(rest) <= 30:
+                    raise self.fail(
+                        "offset after L must be 1-30",
+                        _DOM,
+                        text,
+                        start,
+                        "L-1 is the day before the last day",
+                    )
+                n = int(rest)
+                return [("L", n)], ("L", n)
+            if upper.endswith("W") and _DIGITS.fullmatch(upper[:-1]):
+                n = int(upper[:-1])
+                if 29 <= n <= 31:
+                    raise self.fail(
+                        f"{n}W is not accepted: Quartz and cron-utils disagree when day {n} does not exist",
+                        _DOM,
+                        text,
+                        start,
+                        "use LW for the last weekday of the month",
+                    )
+                if not 1 <= n <= 28:
+                    raise self.fail("day before W must be 1-28", _DOM, text, start)
+                return [("W", n)], ("W", n)
+            raise self.fail(
+                "not a valid use of L or W",
+                _DOM,
+                text,
+                start,
+                "valid forms are L, L-n (n 1-30), nW (n 1-28) and LW",
+            )
+        items, values = self.field(_DOM, text, start)
+        if items == [("all",)]:
+            return items, None
+        return items, ("set", frozenset(values))
+
+    def dow(self, text: str, start: int) -> tuple[list[_Item], _DaySpec | None]:
+        """Quartz day-of-week: plain list (wrap-around allowed), L alone, nL or n#k. None means every day."""
+        upper = text.upper()
+        parts = upper.split(",")
+        if len(parts) > 1:
+            offset = start
+            for part in parts:
+                if "#" in part:
+                    raise self.fail(
+                        "'#' cannot be used in a list (only one # term is allowed)",
+                        _DOW,
+                        part,
+                        offset,
+                        "use one schedule per n#k term",
+                    )
+                if part.endswith("L"):
+                    raise self.fail(
+                        "L cannot be used in a list",
+                        _DOW,
+                        part,
+                        offset,
+                        "use one schedule per last weekday",
+                    )
+                offset += len(part) + 1
+        if upper == "L":
+            return [("value", 7)], ("set", frozenset({_py_weekday(7, False)}))
+        if "#" in upper:
+            day_text, _, k_text = upper.partition("#")
+            v = self.value(_DOW, day_text, text, start)
+            if not _DIGITS.fullmatch(k_text) or not 1 <= int(k_text) <= 5:
+                raise self.fail("the number after # must be 1-5", _DOW, text, start, "6#3 is the third Friday")
+            k = int(k_text)
+            return [("#", v, k)], ("#", _py_weekday(v, False), k)
+        if upper.endswith("L") and len(upper) > 1:
+            v = self.value(_DOW, upper[:-1], text, start)
+            return [("nL", v)], ("nL", _py_weekday(v, False))
+        items, values = self.field(_DOW, text, start)
+        if items == [("all",)]:
+            return items, None
+        return items, ("set", frozenset(_py_weekday(v, False) for v in values))
+
+
+def _compress(values: list[int]) -> str:
+    """1,2,3,5 -> '1-3,5'."""
+    out: list[str] = []
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(str(values[i]) if j == i else f"{values[i]}-{values[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Day sets
+
+
+def _day_set(dom: _DaySpec | None, dow: _DaySpec | None, shape: int) -> tuple[int, ...]:
+    """Days of a month of the given shape on which the day specs fire (OR when both are given)."""
+    month = shape // 14 + 1
+    wd1 = (shape % 14) // 2
+    ndays = 29 if shape % 2 else _MONTH_DAYS[month - 1]
+    days: set[int] = set()
+    if dom is None and dow is None:
+        return tuple(range(1, ndays + 1))
+    if dom is not None:
+        kind = dom[0]
+        if kind == "set":
+            days.update(d for d in dom[1] if d <= ndays)
+        elif kind == "L":
+            if ndays - dom[1] >= 1:
+                days.add(ndays - dom[1])
+        elif kind == "W":
+            n = dom[1]
+            wd = (wd1 + n - 1) % 7
+            if wd == 5:  # Saturday: the Friday before, unless that leaves the month
+                days.add(n - 1 if n > 1 else n + 2)
+            elif wd == 6:  # Sunday: the Monday after, unless that leaves the month
+                days.add(n + 1 if n < ndays else n - 2)
+            else:
+                days.add(n)
+        else:  # LW
+            wd = (wd1 + ndays - 1) % 7
+            days.add(ndays - 1 if wd == 5 else ndays - 2 if wd == 6 else ndays)
+    if dow is not None:
+        kind = dow[0]
+        if kind == "set":
+            days.update(d for d in range(1, ndays + 1) if (wd1 + d - 1) % 7 in dow[1])
+        elif kind == "nL":
+            first = 1 + (dow[1] - wd1) % 7
+            days.add(first + 7 * ((ndays - first) // 7))
+        else:  # "#"
+            d = 1 + (dow[1] - wd1) % 7 + 7 * (dow[2] - 1)
+            if d <= ndays:
+                days.add(d)
+    return tuple(sorted(days))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The public class
+
+_Fields = tuple[int, int, int, int, int, int]
+
+
+class QuartzCron:
+    """A parsed cron expression with UTC fire-time arithmetic.
+
+    ``expression`` is the normalized Quartz string (single spaces, upper case; 5-field cron and presets
+    rewritten as Quartz, except UNIX strings with both day fields restricted, which keep their 5-field
+    form because Quartz cannot express their OR). ``source`` is the string as given, stripped.
+    Fire times are whole seconds in UTC between 1970 and 2099; outside that range there are none.
+    """
+
+    __slots__ = (
+        "_cache",
+        "_dom",
+        "_dow",
+        "_first",
+        "_first_dt",
+        "_hours",
+        "_items",
+        "_last",
+        "_last_dt",
+        "_minutes",
+        "_months",
+        "_mset",
+        "_seconds",
+        "_tokens",
+        "_years",
+        "_yset",
+        "dialect",
+        "expression",
+        "source",
+    )
+
+    expression: str
+    source: str
+    dialect: Dialect
+    _seconds: tuple[int, ...]
+    _minutes: tuple[int, ...]
+    _hours: tuple[int, ...]
+    _months: tuple[int, ...]
+    _years: tuple[int, ...]
+    _mset: frozenset[int]
+    _yset: frozenset[int]
+    _dom: _DaySpec | None
+    _dow: _DaySpec | None
+    _cache: dict[int, tuple[int, ...]]
+    _items: tuple[list[_Item], ...]
+    _tokens: tuple[str, ...]
+    _first: _Fields | None
+    _last: _Fields | None
+    _first_dt: datetime | None
+    _last_dt: datetime | None
+
+    def __init__(self, expression: str) -> None:
+        if not isinstance(expression, str):
+            raise CronSyntaxError(
+                f"expected a cron expression string, got {type(expression).__name__} {expression!r}",
+                expression=repr(expression),
+            )
+        source = expression.strip()
+        setattr_ = object.__setattr__
+        setattr_(self, "source", source)
+        setattr_(self, "_cache", {})
+        self._parse(source)
+        first = self._search_next((MIN_YEAR - 1, 12, 31, 23, 59, 59))
+        last = self._search_prev((MAX_YEAR + 1, 1, 1, 0, 0, 0), inclusive=False)
+        setattr_(self, "_first", first)
+        setattr_(self, "_last", last)
+        setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
+        setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
+
+    # -- parsing ------------------------------------------------------------------------------------------
+
+    def _parse(self, source: str) -> None:
+        setattr_ = object.__setattr__
+        parser = _Parser(source)
+        if not source:
+            raise parser.fail("the expression is empty", hint="an hourly Quartz schedule is '0 0 * ? * *'")
+        if "|" in source:
+            raise parser.fail(
+                "composite expressions joined with '|' are not supported",
+                hint="schedule one cron expression per DAG",
+            )
+        dialect: Dialect = "quartz"
+        text = source
+        if source.startswith("@"):
+            preset = source.lower()
+            if preset in ("@once", "@continuous"):
+                raise parser.fail(
+                    f"{source} is not periodic, so it has no cron fire times",
+                    hint="use Airflow's own schedule for it",
+                )
+            if preset not in _PRESETS:
+                raise parser.fail(
+                    f"unknown preset {source}, expected one of {', '.join(_PRESETS)}",
+                    hint="presets are not periodic unless listed",
+                )
+            dialect = "preset"
+            text = _PRESETS[preset]
+            parser = _Parser(text)
+        matches = list(_TOKEN.finditer(text))
+        tokens = [m.group() for m in matches]
+        starts = [m.start() + 1 for m in matches]
+        if len(tokens) == 5:
+            if dialect == "quartz":
+                dialect = "unix"
+            self._parse_unix(parser, tokens, starts, dialect)
+        elif len(tokens) in (6, 7):
+            self._parse_quartz(parser, tokens, starts)
+        else:
+            raise parser.fail(
+                f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(tokens)}",
+                hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
+            )
+        setattr_(self, "dialect", dialect)
+
+    def _store_common(self, sets: list[set[int]], items: list[list[_Item]], years: set[int]) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "_seconds", tuple(sorted(sets[_SEC])))
+        setattr_(self, "_minutes", tuple(sorted(sets[_MIN])))
+        setattr_(self, "_hours", tuple(sorted(sets[_HOUR])))
+        setattr_(self, "_months", tuple(sorted(sets[_MON])))
+        setattr_(self, "_mset", frozenset(sets[_MON]))
+        setattr_(self, "_years", tuple(sorted(years)))
+        setattr_(self, "_yset", frozenset(years))
+        setattr_(self, "_items", tuple(items))
+
+    def _parse_quartz(self, parser: _Parser, tokens: list[str], starts: list[int]) -> None:
+        setattr_ = object.__setattr__
+        dom_text, dow_text = tokens[_DOM], tokens[_DOW]
+        if dom_text == "?" and dow_text == "?":
+            raise parser.fail(
+                "'?' may be used in only one of day-of-month and day-of-week",
+                _DOW,
+                dow_text,
+                starts[_DOW],
+                "use * in day-of-month and ? in day-of-week for every day",
+            )
+        if dom_text != "?" and dow_text != "?":
+            raise parser.fail(
+                "exactly one of day-of-month and day-of-week must be '?'",
+                _DOM,
+                dom_text,
+                starts[_DOM],
+                "use ? in day-of-month when restricting day-of-week, or ? in day-of-week otherwise",
+            )
+        sets: list[set[int]] = [set() for _ in range(7)]
+        items: list[list[_Item]] = [[] for _ in range(7)]
+        for f in (_SEC, _MIN, _HOUR, _MON):
+            items[f], sets[f] = parser.field(f, tokens[f], starts[f])
+        dom: _DaySpec | None = None
+        dow: _DaySpec | None = None
+        if dom_text == "?":
+            items[_DOM] = [("?",)]
+            items[_DOW], dow = parser.dow(dow_text, starts[_DOW])
+        else:
+            items[_DOW] = [("?",)]
+            items[_DOM], dom = parser.dom(dom_text, starts[_DOM])
+        if len(tokens) == 7:
+            if tokens[_YEAR] == "?":
+                raise parser.fail("'?' is not allowed in year", _YEAR, "?", starts[_YEAR], "use *")
+            items[_YEAR], years = parser.field(_YEAR, tokens[_YEAR], starts[_YEAR])
+        else:
+            items[_YEAR], years = [("all",)], set(range(MIN_YEAR, MAX_YEAR + 1))
+        self._store_common(sets, items, years)
+        setattr_(self, "_dom", dom)
+        setattr_(self, "_dow", dow)
+        upper = [t.upper() for t in tokens]
+        setattr_(self, "expression", " ".join(upper))
+        setattr_(self, "_tokens", tuple(upper if len(upper) == 7 else [*upper, "*"]))
+
+    def _parse_unix(self, parser: _Parser, tokens: list[str], starts: list[int], dialect: Dialect) -> None:
+        setattr_ = object.__setattr__
+        parser.unix = True
+        sets: list[set[int]] = [set() for _ in range(7)]
+        items: list[list[_Item]] = [[] for _ in range(7)]
+        sets[_SEC], items[_SEC] = {0}, [("value", 0)]
+        # UNIX order: minute hour day-of-month month day-of-week
+        for f, i in ((_MIN, 0), (_HOUR, 1), (_DOM, 2), (_MON, 3), (_DOW, 4)):
+            items[f], sets[f] = parser.field(f, tokens[i], starts[i])
+        dom_raw, dow_raw = tokens[2], tokens[4]
+        dow_values = {v % 7 for v in sets[_DOW]}
+        # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "*", or
+        # when it covers every value and the *other* field's text contains a "*".
+        dom_star = dom_raw == "*" or (len(sets[_DOM]) == 31 and "*" in dow_raw)
+        dow_star = dow_raw == "*" or (len(dow_values) == 7 and "*" in dom_raw)
+        dom: _DaySpec | None = None if dom_star else ("set", frozenset(sets[_DOM]))
+        dow: _DaySpec | None = None if dow_star else ("set", frozenset(_py_weekday(v, True) for v in dow_values))
+        years = set(range(MIN_YEAR, MAX_YEAR + 1))
+        items[_YEAR] = [("all",)]
+        if dom is None and dow is not None:
+            items[_DOM] = [("?",)]
+        elif dow is None:
+            items[_DOW] = [("?",)]
+        self._store_common(sets, items, years)
+        setattr_(self, "_dom", dom)
+        setattr_(self, "_dow", dow)
+        upper = [t.upper() for t in tokens]
+        if dow_raw == "*" or re.fullmatch(r"[A-Z,\-]+", upper[4]):
+            dow_q = upper[4]
+        else:
+            dow_q = _compress(sorted({v % 7 + 1 for v in sets[_DOW]}))
+        if dom is not None and dow is not None:
+            expression = " ".join(upper)
+            quartz = ["0", upper[0], upper[1], upper[2], upper[3], dow_q, "*"]
+        elif dow is not None:
+            quartz = ["0", upper[0], upper[1], "?", upper[3], dow_q]
+            expression = " ".join(quartz)
+        else:
+            quartz = ["0", upper[0], upper[1], upper[2], upper[3], "?"]
+            expression = " ".join(quartz)
+        setattr_(self, "expression", expression)
+        setattr_(self, "_tokens", tuple(quartz if len(quartz) == 7 else [*quartz, "*"]))
+
+    # -- immutability, equality, pickling -----------------------------------------------------------------
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"QuartzCron is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"QuartzCron is immutable; cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, QuartzCron):
+            return self.expression == other.expression
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("QuartzCron", self.expression))
+
+    def __repr__(self) -> str:
+        return f"QuartzCron({self.source!r})"
+
+    def __reduce__(self) -> tuple[type[QuartzCron], tuple[str]]:
+        return (QuartzCron, (self.source,))
+
+    # -- evaluation ---------------------------------------------------------------------------------------
+
+    def _days(self, year: int, month: int) -> tuple[int, ...]:
+        shape = _MONTH_SHAPE[(year - MIN_YEAR) * 12 + month - 1]
+        days = self._cache.get(shape)
+        if days is None:
+            days = _day_set(self._dom, self._dow, shape)
+            self._cache[shape] = days
+        return days
+
+    def _search_next(self, t: _Fields) -> _Fields | None:
+        """Smallest fire strictly after ``t`` within 1970-2099 (no range guards: used to find them)."""
+        y, mo, d, h, mi, s = t
+        hours, minutes, seconds = self._hours, self._minutes, self._seconds
+        if y in self._yset and mo in self._mset:
+            days = self._days(y, mo)
+            k = bisect_left(days, d)
+            if k < len(days) and days[k] == d:
+                i = bisect_left(hours, h)
+                if i < len(hours) and hours[i] == h:
+                    j = bisect_left(minutes, mi)
+                    if j < len(minutes) and minutes[j] == mi:
+                        n = bisect_right(seconds, s)
+                        if n < len(seconds):
+                            return (y, mo, d, h, mi, seconds[n])
+                        j += 1
+                    if j < len(minutes):
+                        return (y, mo, d, h, minutes[j], seconds[0])
+                    i += 1
+                if i < len(hours):
+                    return (y, mo, d, hours[i], minutes[0], seconds[0])
+                k += 1
+            if k < len(days):
+                return (y, mo, days[k], hours[0], minutes[0], seconds[0])
+        years, months = self._years, self._months
+        yi = bisect_left(years, y)
+        j = bisect_right(months, mo) if yi < len(years) and years[yi] == y else 0
+        while yi < len(years):
+            yy = years[yi]
+            while j < len(months):
+                m = months[j]
+                days = self._days(yy, m)
+                if days:
+                    return (yy, m, days[0], hours[0], minutes[0], seconds[0])
+                j += 1
+            yi += 1
+            j = 0
+        return None
+
+    def _search_prev(self, t: _Fields, inclusive: bool) -> _Fields | None:
+        """Largest fire before ``t`` (or at it, when ``inclusive``) within 1970-2099."""
+        y, mo, d, h, mi, s = t
+        hours, minutes, seconds = self._hours, self._minutes, self._seconds
+        if y in self._yset and mo in self._mset:
+            days = self._days(y, mo)
+            k = bisect_right(days, d) - 1
+            if k >= 0 and days[k] == d:
+                i = bisect_right(hours, h) - 1
+                if i >= 0 and hours[i] == h:
+                    j = bisect_right(minutes, mi) - 1
+                    if j >= 0 and minutes[j] == mi:
+                        n = (bisect_right(seconds, s) if inclusive else bisect_left(seconds, s)) - 1
+                        if n >= 0:
+                            return (y, mo, d, h, mi, seconds[n])
+                        j -= 1
+                    if j >= 0:
+                        return (y, mo, d, h, minutes[j], seconds[-1])
+                    i -= 1
+                if i >= 0:
+                    return (y, mo, d, hours[i], minutes[-1], seconds[-1])
+                k -= 1
+            if k >= 0:
+                return (y, mo, days[k], hours[-1], minutes[-1], seconds[-1])
+        years, months = self._years, self._months
+        yi = bisect_right(years, y) - 1
+        j = bisect_left(months, mo) - 1 if yi >= 0 and years[yi] == y else len(months) - 1
+        while yi >= 0:
+            yy = years[yi]
+            while j >= 0:
+                m = months[j]
+                days = self._days(yy, m)
+                if days:
+                    return (yy, m, days[-1], hours[-1], minutes[-1], seconds[-1])
+                j -= 1
+            yi -= 1
+            j = len(months) - 1
+        return None
+
+    @staticmethod
+    def _utc_fields(dt: datetime) -> tuple[_Fields, int]:
+        if not isinstance(dt, datetime):
+            raise TypeError(f"expected a datetime, got {type(dt).__name__} {dt!r}")
+        tz = dt.tzinfo
+        if tz is not None and tz is not UTC:
+            off = dt.utcoffset()
+            if off:
+                # A plain datetime keeps subclass arithmetic (pendulum) out of the conversion.
+                try:
+                    dt = datetime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond) - off
+                except OverflowError:
+                    year = 1 if off.days >= 0 else 9999
+                    return (year, 1, 1, 0, 0, 0), 0
+        return (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second), dt.microsecond
+
+    def next_after(self, dt: datetime) -> datetime | None:
+        """First fire strictly after ``dt`` (aware in any zone, or naive = UTC), in UTC; None if none."""
+        t, _ = self._utc_fields(dt)
+        last = self._last
+        if last is None or t >= last:
+            return None
+        first = self._first
+        if first is not None and t < first:
+            return self._first_dt
+        found = self._search_next(t)
+        return None if found is None else datetime(*found, tzinfo=UTC)
+
+    def prev_before(self, dt: datetime) -> datetime | None:
+        """Last fire strictly before ``dt`` (aware in any zone, or naive = UTC), in UTC; None if none."""
+        t, micro = self._utc_fields(dt)
+        first = self._first
+        # With a fraction of a second, the fire at the whole second t itself lies before dt.
+        inclusive = micro > 0
+        if first is None or (t < first if inclusive else t <= first):
+            return None
+        last = self._last
+        if last is not None and (t >= last if inclusive else t > last):
+            return self._last_dt
+        found = self._search_prev(t, inclusive)
+        return None if found is None else datetime(*found, tzinfo=UTC)
+
+    def matches(self, dt: datetime) -> bool:
+        """Whether ``dt`` (aware in any zone, or naive = UTC) is exactly a fire time."""
+        (y, mo, d, h, mi, s), micro = self._utc_fields(dt)
+        return (
+            micro == 0
+            and y in self._yset
+            and mo in self._mset
+            and h in self._hours
+            and mi in self._minutes
+            and s in self._seconds
+            and d in self._days(y, mo)
+        )
+
+    def never_fires(self) -> bool:
+        """True when the expression has no fire time at all in 1970-2099."""
+        return self._first is None
+
+    @property
+    def first_fire(self) -> datetime | None:
+        """The earliest fire time in 1970-2099, or None."""
+        return self._first_dt
+
+    @property
+    def last_fire(self) -> datetime | None:
+        """The latest fire time in 1970-2099, or None."""
+        return self._last_dt
+
+    # -- explanation --------------------------------------------------------------------------------------
+
+    def fields(self) -> list[tuple[str, str, str]]:
+        """(field name, token, English meaning) for each field of the Quartz form of the expression."""
+        rows: list[tuple[str, str, str]] = []
+        for f in range(7):
+            token = self._tokens[f]
+            rows.append((_FIELD_NAMES[f], token, _field_meaning(f, self._items[f], self.dialect != "quartz")))
+        if self._dom is not None and self._dow is not None:
+            rows = [
+                (name, token, meaning + (" (either day field may match)" if name.startswith("day-") else ""))
+                for name, token, meaning in rows
+            ]
+        return rows
+
+    def describe(self) -> str:
+        """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
+        unix = self.dialect != "quartz"
+        parts = [_describe_time(self._seconds, self._minutes, self._hours, self._items)]
+        dom_phrase = None if self._dom is None else _dom_phrase(self._items[_DOM])
+        dow_phrase = None if self._dow is None else _dow_phrase(self._items[_DOW], unix)
+        if dom_phrase and dow_phrase:
+            parts.append(f"{dom_phrase} or {dow_phrase.removeprefix('only ')}")
+        elif dom_phrase or dow_phrase:
+            parts.append(dom_phrase or dow_phrase or "")
+        if self._items[_MON] != [("all",)]:
+            parts.append(_list_phrase(_MON, self._items[_MON], unix, "only in ", "in "))
+        if self._items[_YEAR] != [("all",)]:
+            parts.append(_list_phrase(_YEAR, self._items[_YEAR], unix, "in ", "in "))
+        text = ", ".join(parts)
+        if self._seconds != (0,):
+            text += " (Hopsworks requires 0 in the seconds field)"
+        return text
+
+    def lints(self, now: datetime | None = None) -> list[str]:
+        """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
+        out: list[str] = []
+        if self._seconds != (0,):
+            out.append(f"the seconds field is {self._tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
+        if len(self._seconds) > 1:
+            out.append(f"fires {len(self._seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
+        for f, span, unit in ((_SEC, 60, "second"), (_MIN, 60, "minute"), (_HOUR, 24, "hour"), (_MON, 12, "month")):
+            for item in self._items[f]:
+                lo = 1 if f == _MON else 0
+                if item[0] == "range" and item[3] > 1 and item[1] == lo and item[2] == lo + span - 1:
+                    step = item[3]
+                    if span % step:
+                        gap = span - (span - 1) // step * step
+                        out.append(
+                            f"the {unit} step /{step} does not divide {span} evenly: the gap between the last "
+                            f"fire of one cycle and the first of the next is {gap} {unit}s, not {step}"
+                        )
+        if self.dialect == "unix":
+            if self._dom is not None and self._dow is not None:
+                out.append(
+                    "day-of-month and day-of-week are both restricted: UNIX cron fires when either matches, "
+                    "which Quartz (and so Hopsworks) cannot express"
+                )
+            elif _DIGITS.search(self.source.split()[4]):
+                out.append(
+                    "day-of-week numbers are read as UNIX cron (0 or 7 = SUN, 1 = MON); in Quartz 1 = SUN, "
+                    f"so the Quartz spelling is {self.expression!r}"
+                )
+        if self._first is None:
+            out.append("never fires: no fire time in 1970-2099")
+        else:
+            when = now if now is not None else datetime.now(UTC)
+            if self.next_after(when) is None:
+                out.append(f"never fires again: the last fire time was {self._last_dt}")
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Prose helpers
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _value_word(field: int, v: int, unix: bool) -> str:
+    if field == _MON:
+        return _MONTH_WORDS[v - 1]
+    if field == _DOW:
+        return _DAY_WORDS[_py_weekday(v, unix)]
+    return str(v)
+
+
+_UNIT = {_SEC: "second", _MIN: "minute", _HOUR: "hour", _DOM: "day", _MON: "month", _DOW: "day", _YEAR: "year"}
+
+
+def _item_phrase(field: int, item: _Item, unix: bool) -> str:
+    def w(v: int) -> str:
+        return _value_word(field, v, unix)
+
+    kind = item[0]
+    if kind == "value":
+        return w(item[1])
+    if kind == "wrap":
+        return f"{w(item[1])} through {w(item[2])}"
+    if kind == "range":
+        a, b, step = item[1], item[2], item[3]
+        if step == 1:
+            return f"{w(a)} through {w(b)}"
+        return f"every {step} {_UNIT[field]}s from {w(a)} through {w(b)}"
+    return "every value"
+
+
+def _list_phrase(field: int, items: list[_Item], unix: bool, single_prefix: str, multi_prefix: str) -> str:
+    phrases = [_item_phrase(field, item, unix) for item in items]
+    prefix = single_prefix if len(items) == 1 and items[0][0] == "value" else multi_prefix
+    return prefix + _join(phrases)
+
+
+def _dom_phrase(items: list[_Item]) -> str:
+    item = items[0]
+    kind = item[0]
+    if kind == "L":
+        if item[1] == 0:
+            return "on the last day of the month"
+        n = item[1]
+        return f"{n} day{'s' if n > 1 else ''} before the last day of the month"
+    if kind == "W":
+        return f"on the weekday nearest day {item[1]} of the month"
+    if kind == "LW":
+        return "on the last weekday of the month"
+    if len(items) == 1 and kind == "value":
+        return f"on day {item[1]} of the month"
+    if len(items) == 1 and kind == "range" and item[3] > 1:
+        a, b, step = item[1], item[2], item[3]
+        if b == 31:
+            return f"every {step} days of the month, starting on day {a}"
+        return f"every {step} days from day {a} through day {b} of the month"
+    if all(i[0] == "value" for i in items):
+        return f"on days {_join([str(i[1]) for i in items])} of the month"
+    return "on " + _join([_item_phrase(_DOM, i, False) for i in items]) + " of the month"
+
+
+def _dow_phrase(items: list[_Item], unix: bool) -> str:
+    item = items[0]
+    kind = item[0]
+    if kind == "nL":
+        return f"on the last {_value_word(_DOW, item[1], unix)} of the month"
+    if kind == "#":
+        return f"on the {_ORDINALS[item[2] - 1]} {_value_word(_DOW, item[1], unix)} of the month"
+    if len(items) == 1 and kind in ("range", "wrap") and (kind == "wrap" or item[3] == 1):
+        return _item_phrase(_DOW, item, unix)
+    return _list_phrase(_DOW, items, unix, "only on ", "on ")
+
+
+def _hms(h: int, m: int, s: int) -> str:
+    return f"{h:02d}:{m:02d}:{s:02d}"
+
+
+def _every_step(values: tuple[int, ...], span: int) -> int | None:
+    """The n for which values are exactly 0, n, 2n, ... below span (n == 1: every value)."""
+    if len(values) < 2 or values[0] != 0:
+        return None
+    n = values[1]
+    return n if values == tuple(range(0, span, n)) else None
+
+
+def _describe_time(
+    seconds: tuple[int, ...], minutes: tuple[int, ...], hours: tuple[int, ...], items: tuple[list[_Item], ...]
+) -> str:
+    all_hours = len(hours) == 24
+    if len(seconds) == 1 and len(minutes) == 1 and len(hours) * len(minutes) <= 6 and not all_hours:
+        s, m = seconds[0], minutes[0]
+        return "At " + _join([_hms(h, m, s) for h in hours])
+    sec_step = _every_step(seconds, 60)
+    min_step = _every_step(minutes, 60)
+    hour_phrase = "" if all_hours else _hour_window(hours, items[_HOUR])
+    if len(seconds) == 1:
+        s = seconds[0]
+        at_second = f", at second {s}" if s else ""
+        if len(minutes) == 1 and all_hours:
+            m = minutes[0]
+            if m == 0 and s == 0:
+                return "Every hour"
+            return f"Every hour, at {m:02d}:{s:02d} past the hour"
+        if min_step == 1:
+            return f"Every minute{at_second}{hour_phrase}"
+        if min_step is not None:
+            return f"Every {min_step} minutes{at_second}{hour_phrase}"
+    if sec_step is not None and len(minutes) == 60:
+        text = "Every second" if sec_step == 1 else f"Every {sec_step} seconds"
+        return text + hour_phrase
+    sec = _list_phrase(_SEC, items[_SEC], False, "second ", "seconds ")
+    mins = _list_phrase(_MIN, items[_MIN], False, "minute ", "minutes ")
+    hrs = "every hour" if all_hours else _list_phrase(_HOUR, items[_HOUR], False, "hour ", "hours ")
+    return f"At {sec}, {mins}, {hrs}"
+
+
+def _hour_window(hours: tuple[int, ...], items: list[_Item]) -> str:
+    if hours == tuple(range(hours[0], hours[-1] + 1)):
+        return f", from {hours[0]:02d}:00 through {hours[-1]:02d}:59"
+    return ", during hours " + _join([_item_phrase(_HOUR, i, False) for i in items])
+
+
+def _field_meaning(field: int, items: list[_Item], unix: bool) -> str:
+    if items == [("?",)]:
+        return "no specific value (the other day field decides)"
+    if items == [("all",)]:
+        return f"every {_UNIT[field]}" if field != _DOW else "every day of the week"
+    if field == _DOM:
+        return _dom_phrase(items)
+    if field == _DOW:
+        return _dow_phrase(items, unix)
+    single = {_SEC: "second ", _MIN: "minute ", _HOUR: "hour ", _MON: "", _YEAR: ""}[field]
+    multi = {_SEC: "seconds ", _MIN: "minutes ", _HOUR: "hours ", _MON: "", _YEAR: ""}[field]
+    return _list_phrase(field, items, unix, single, multi)
