@@ -14,6 +14,7 @@ import statistics
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from typing import Any
 
 from croniter import croniter
@@ -63,6 +64,18 @@ def _check_agreement(ours: QuartzCron, unix: str, starts: list[datetime]) -> Non
             raise AssertionError(f"{ours.expression}: next_after({t}) = {got}, cronsim says {sim}")
 
 
+def _croniter_next(it: croniter, t: datetime) -> Any:
+    return it.get_next(datetime, start_time=t)
+
+
+def _croniter_prev(it: croniter, t: datetime) -> Any:
+    return it.get_prev(datetime, start_time=t)
+
+
+def _cronsim_call(unix: str, reverse: bool, t: datetime) -> datetime:
+    return next(CronSim(unix, t, reverse=reverse))
+
+
 def run(quick: bool = False) -> list[dict[str, Any]]:
     """Measure every case; one row per (expression, direction) with medians in ns and ratios."""
     starts = _starts(200 if quick else 2000)
@@ -72,20 +85,9 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
         ours = QuartzCron(quartz)
         it = croniter(unix, starts[0])
         _check_agreement(ours, unix, starts)
-        directions: list[tuple[str, Callable[[datetime], Any], Callable[[datetime], Any], Callable[[datetime], Any]]]
         directions = [
-            (
-                "next",
-                ours.next_after,
-                lambda t, it=it: it.get_next(datetime, start_time=t),
-                lambda t, unix=unix: next(CronSim(unix, t)),
-            ),
-            (
-                "prev",
-                ours.prev_before,
-                lambda t, it=it: it.get_prev(datetime, start_time=t),
-                lambda t, unix=unix: next(CronSim(unix, t, reverse=True)),
-            ),
+            ("next", ours.next_after, partial(_croniter_next, it), partial(_cronsim_call, unix, False)),
+            ("prev", ours.prev_before, partial(_croniter_prev, it), partial(_cronsim_call, unix, True)),
         ]
         for direction, ours_call, croniter_call, cronsim_call in directions:
             ours_ns = _per_call_ns(ours_call, starts, repeats)
