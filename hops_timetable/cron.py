@@ -46,6 +46,7 @@ class CronSyntaxError(ValueError):
         token: str | None = None,
         position: int | None = None,
         hint: str | None = None,
+        message: str | None = None,
     ) -> None:
         self.expression = expression
         self.field = field
@@ -57,9 +58,10 @@ class CronSyntaxError(ValueError):
             where = f"invalid {field} token {token!r} at position {position} in {expression!r}"
         else:
             where = f"invalid cron expression {expression!r}"
-        message = f"{where}: {why}"
-        if hint:
-            message += f" ({hint})"
+        if message is None:
+            message = f"{where}: {why}"
+            if hint:
+                message += f" ({hint})"
         super().__init__(message)
 
 
@@ -216,7 +218,7 @@ class _Parser:
         if slash and field == _DOW and self.unix:
             # croniter runs a day-of-week step up to 6, never 7, and reads "7/2" as "0-6/2".
             if base == "7":
-                raise self.fail("a step cannot start at 7", field, token, pos, "start it at 0 (Sunday)")
+                raise self.fail("a step cannot start at 7", field, token, pos, "start it at 0, which is also Sunday")
             hi = 6
         if slash and base in ("", "*"):
             return ("range", lo, hi, step), list(range(lo, hi + 1, step))
@@ -365,7 +367,7 @@ class _Parser:
             for part in parts:
                 if "#" in part:
                     raise self.fail(
-                        "'#' cannot be used in a list (only one # term is allowed)",
+                        "'#' cannot be used in a list: only one # term is allowed",
                         _DOW,
                         part,
                         offset,
@@ -389,7 +391,7 @@ class _Parser:
                 raise self.fail("the number after # must be 1-5", _DOW, text, start, "6#3 is the third Friday")
             k = int(k_text)
             return [("#", v, k)], ("#", _py_weekday(v, False), k)
-        if upper.endswith("L") and len(upper) > 1:
+        if upper.endswith("L") and (_DIGITS.fullmatch(upper[:-1]) or upper[:-1] in _QUARTZ_DOW_NAMES):
             v = self.value(_DOW, upper[:-1], text, start)
             return [("nL", v)], ("nL", _py_weekday(v, False))
         items, values = self.field(_DOW, text, start)
@@ -515,10 +517,8 @@ class QuartzCron:
 
     def __init__(self, expression: str) -> None:
         if not isinstance(expression, str):
-            raise CronSyntaxError(
-                f"expected a cron expression string, got {type(expression).__name__} {expression!r}",
-                expression=repr(expression),
-            )
+            why = f"a cron expression must be a string, got {type(expression).__name__} {expression!r}"
+            raise CronSyntaxError(why, expression=repr(expression), message=why)
         source = expression.strip()
         setattr_ = object.__setattr__
         setattr_(self, "source", source)
