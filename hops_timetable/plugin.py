@@ -6,8 +6,6 @@ Airflow deserializes only the custom timetables a plugin registers. The package 
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from airflow.plugins_manager import AirflowPlugin
 from airflow.timetables.base import Timetable
 
@@ -20,4 +18,5 @@ class HopsTimetablePlugin(AirflowPlugin):
     """Registers the Hopsworks timetable with Airflow's scheduler, dag-processor and api-server."""
 
     name = "hops_timetable"
-    timetables: ClassVar[list[type[Timetable]]] = [HopsworksTimetable]
+    # AirflowPlugin declares these as plain class attributes holding lists; the same shape is kept here.
+    timetables: list[type[Timetable]] = [HopsworksTimetable]  # noqa: RUF012

@@ -44,6 +44,7 @@ SERIALIZATION_VERSION = 1
 """Bumped whenever :meth:`HopsworksTimetable.serialize` changes shape; older payloads keep loading."""
 
 _UNSET: Any = object()
+_UTC = pendulum.UTC
 
 
 class HopsTimetableWarning(UserWarning):
@@ -52,7 +53,10 @@ class HopsTimetableWarning(UserWarning):
 
 def _pendulum(value: datetime) -> pendulum.DateTime:
     # Airflow's DataInterval and DagRunInfo are typed as pendulum DateTime and parts of Airflow rely on it.
-    return pendulum.instance(value, tz=pendulum.UTC)
+    # Built field by field: pendulum.instance() costs several times more, on the scheduler's hot path.
+    return pendulum.DateTime(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, tzinfo=_UTC
+    )
 
 
 def _check_offset(name: str, value: object) -> int | None:

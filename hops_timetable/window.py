@@ -25,10 +25,20 @@ _HOPS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def as_utc(value: datetime) -> datetime:
-    """Return *value* as an aware UTC datetime; a naive value is read as UTC, as Airflow and Hopsworks do."""
+    """Return *value* as a plain aware UTC ``datetime``; a naive value is read as UTC, as Airflow and Hopsworks do.
+
+    Subclasses such as pendulum's DateTime come back as plain datetimes: pendulum's arithmetic drops a standard
+    library tzinfo, and the core relies on exact, aware arithmetic.
+    """
     if value.tzinfo is None or value.utcoffset() is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        value = value.replace(tzinfo=timezone.utc)
+    else:
+        value = value.astimezone(timezone.utc)
+    if type(value) is datetime:
+        return value
+    return datetime(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, timezone.utc
+    )
 
 
 def format_hops_time(value: datetime) -> str:

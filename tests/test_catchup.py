@@ -21,13 +21,17 @@ def utc(*args: int) -> datetime:
     return datetime(*args, tzinfo=UTC)
 
 
-def scheduler_loop(policy: CatchupPolicy, last: datetime | None, now: datetime, catchup: bool = True) -> list[Run]:
-    """What Airflow's scheduler does at *now*: create the next run while it is due, one after the other."""
+def scheduler_loop(
+    policy: CatchupPolicy, last: datetime | None, now: datetime, catchup: bool = True, limit: int = 2000
+) -> list[Run]:
+    """What Airflow's scheduler does at *now*: create the next run while it is due, one after the other.
+
+    Stops after *limit* runs, so that a fast cron over a long span stays cheap; callers check for it.
+    """
     runs: list[Run] = []
-    while (run := policy.next_run(last, now, catchup=catchup)) is not None and run.fire <= now:
+    while len(runs) < limit and (run := policy.next_run(last, now, catchup=catchup)) is not None and run.fire <= now:
         runs.append(run)
         last = run.fire
-        assert len(runs) < 10_000
     return runs
 
 
@@ -170,23 +174,23 @@ CRONS = [
 moments = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(expr=st.sampled_from(CRONS), start=moments, span=st.integers(min_value=1, max_value=40 * 86400))
 def test_consecutive_runs_tile_when_nothing_is_skipped(expr: str, start: datetime, span: int) -> None:
     cron = QuartzCron(expr)
     policy = CatchupPolicy(cron, start=start)
     now = start + timedelta(seconds=span)
     runs = scheduler_loop(policy, None, now)
-    assume(len(runs) < 3000)
     for earlier, later in itertools.pairwise(runs):
         assert later.interval_start == earlier.fire
     if runs:
         assert runs[0].interval_start >= start
         assert runs[0].fire == cron.next_after(start)
+    if 0 < len(runs) < 2000:
         assert runs[-1].fire == cron.prev_before(now + timedelta(microseconds=1))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     expr=st.sampled_from(CRONS),
     last=moments,
@@ -204,12 +208,12 @@ def test_at_most_n_runs_follow_an_outage_and_they_are_the_newest(
     policy = CatchupPolicy(cron, start=utc(2019, 1, 1), max_catchup_runs=bound)
     now = last_fire + timedelta(seconds=outage)
     missed = brute_force_fires(cron, last_fire, now)
-    runs = scheduler_loop(policy, last_fire, now, catchup=catchup)
+    runs = scheduler_loop(policy, last_fire, now, catchup=catchup, limit=100)
     expected = missed[-(bound if catchup else 1) :] if missed else []
     assert [r.fire for r in runs] == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     expr=st.sampled_from(CRONS),
     start=moments,
@@ -225,7 +229,6 @@ def test_no_run_outside_start_end_and_skip_to(
     skip_to = None if skip_after is None else start + timedelta(seconds=skip_after)
     policy = CatchupPolicy(QuartzCron(expr), start=start, end=end, skip_to=skip_to, max_catchup_runs=bound)
     runs = scheduler_loop(policy, None, start + timedelta(seconds=now_after))
-    assume(len(runs) < 3000)
     for run in runs:
         assert start < run.fire < end
         assert skip_to is None or run.fire >= skip_to
