@@ -1,0 +1,237 @@
+"""``hops-timetable compare``: this timetable beside Airflow's ``CronDataIntervalTimetable`` and
+``CronTriggerTimetable`` for the same cron, start, end and catchup. Imports Airflow.
+
+Each timetable is asked for its runs the way the scheduler asks: ``next_dagrun_info_v2`` in a loop under one
+``TimeRestriction(start, end, catchup)``, seen at one moment *now*. Rows are keyed by fire time (``run_after``) and
+a row is marked where the timetables disagree, with the reason: the clamped first interval, the catchup=False pick,
+Airflow's inclusive end date, a different data interval, or the HOPS window offset.
+
+Airflow's built-ins read the clock themselves (``airflow.timetables.interval.utcnow`` and
+``airflow.timetables.trigger.utcnow``) when picking the catchup=False run and the first run without a start. For a
+``--now`` given on the command line those two module attributes are replaced by a frozen clock inside
+:func:`_frozen_clock`, for the duration of the comparison only, and put back afterwards; nothing else is patched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import pendulum
+
+from hops_timetable.window import as_utc, format_hops_time, hops_window
+
+if TYPE_CHECKING:
+    from hops_timetable.cli import ScheduleSettings
+
+__all__ = ["Comparison", "Row", "compare"]
+
+HOPS = "HopsworksTimetable"
+DATA_INTERVAL = "CronDataIntervalTimetable"
+TRIGGER = "CronTriggerTimetable"
+NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
+
+
+@dataclass
+class Row:
+    """One fire time and the data interval each timetable gives it (``None``: no run at that fire)."""
+
+    fire: datetime
+    intervals: dict[str, tuple[datetime, datetime] | None]
+    hops_env: dict[str, str] | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    settings: ScheduleSettings
+    now: datetime
+    clock_frozen: bool
+    rows: list[Row]
+    notes: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        def interval(value: tuple[datetime, datetime] | None) -> dict[str, str] | None:
+            return None if value is None else {"start": format_hops_time(value[0]), "end": format_hops_time(value[1])}
+
+        return {
+            "settings": self.settings.as_json(),
+            "now": format_hops_time(self.now),
+            "timetables": list(NAMES),
+            "rows": [
+                {
+                    "fire": format_hops_time(r.fire),
+                    "intervals": {name: interval(r.intervals[name]) for name in NAMES},
+                    "hops_window": r.hops_env,
+                    "differs": bool(r.reasons),
+                    "reasons": r.reasons,
+                }
+                for r in self.rows
+            ],
+            "notes": self.notes,
+        }
+
+    def text(self) -> list[str]:
+        from hops_timetable.cli import _table
+
+        def cell(value: tuple[datetime, datetime] | None) -> str:
+            if value is None:
+                return "-"
+            start, end = value
+            return "[" + _short(start) + ", " + _short(end) + ")"
+
+        rows = [
+            (
+                "!" if r.reasons else "",
+                format_hops_time(r.fire),
+                *(cell(r.intervals[name]) for name in NAMES),
+                "; ".join(r.reasons),
+            )
+            for r in self.rows
+        ]
+        s = self.settings
+        head = [
+            f"{s.cron.source}: start={format_hops_time(s.start) if s.start else 'none'}, "
+            f"end={format_hops_time(s.end) if s.end else 'none'}, catchup={s.catchup}, "
+            f"seen at {format_hops_time(self.now)}",
+            "",
+        ]
+        table = _table(["", "fire (run_after)", "Hopsworks interval", "CronDataInterval", "CronTrigger", "why"], rows)
+        return head + table + ["", *(f"note: {n}" for n in self.notes)]
+
+
+def _short(value: datetime) -> str:
+    return format_hops_time(value).replace("T", " ").removesuffix("Z")
+
+
+@contextmanager
+def _frozen_clock(now: datetime) -> Iterator[None]:
+    """Make Airflow's cron timetables read *now* from their clock; see the module docstring."""
+    import airflow.timetables.interval as interval_module
+    import airflow.timetables.trigger as trigger_module
+
+    frozen = pendulum.instance(now, tz=pendulum.UTC)
+    saved = [(m, m.utcnow) for m in (interval_module, trigger_module)]
+    try:
+        for module, _ in saved:
+            module.utcnow = lambda: frozen  # type: ignore[attr-defined]
+        yield
+    finally:
+        for module, original in saved:
+            module.utcnow = original  # type: ignore[attr-defined]
+
+
+def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
+    """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time.
+
+    The cron must be one Airflow reads (5 fields or an ``@`` preset). With ``freeze_clock=False`` the built-ins use
+    the real clock, which is what *now* should then be.
+    """
+    from airflow.timetables.base import TimeRestriction, Timetable
+    from airflow.timetables.interval import CronDataIntervalTimetable
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    from hops_timetable.cli import BadInput
+
+    cron = settings.cron
+    if cron.dialect == "quartz":
+        raise BadInput(
+            f"--cron {cron.source!r} is Quartz; compare needs a cron Airflow's own timetables read: 5 fields "
+            "(minute hour day month weekday) or a preset such as @hourly"
+        )
+    restriction = TimeRestriction(
+        earliest=None if settings.start is None else pendulum.instance(settings.start, tz=pendulum.UTC),
+        latest=None if settings.end is None else pendulum.instance(settings.end, tz=pendulum.UTC),
+        catchup=settings.catchup,
+    )
+    runs: dict[str, list[tuple[datetime, datetime, datetime]]] = {}
+
+    policy = settings.policy()
+    hops: list[tuple[datetime, datetime, datetime]] = []
+    last: datetime | None = None
+    while len(hops) < n and (run := policy.next_run(last, now, catchup=settings.catchup)) is not None:
+        hops.append((run.fire, run.interval_start, run.fire))
+        last = run.fire
+    runs[HOPS] = hops
+
+    builtins: dict[str, Timetable] = {
+        DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
+        TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
+    }
+    clock = _frozen_clock(now) if freeze_clock else _nothing()
+    with clock:
+        for name, timetable in builtins.items():
+            found: list[tuple[datetime, datetime, datetime]] = []
+            info = None
+            while len(found) < n:
+                info = timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)
+                if info is None or info.data_interval is None:
+                    break
+                interval = info.data_interval
+                found.append((as_utc(info.run_after), as_utc(interval.start), as_utc(interval.end)))
+            runs[name] = found
+    return _align(settings, now, freeze_clock, runs, n)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _align(
+    settings: ScheduleSettings,
+    now: datetime,
+    frozen: bool,
+    runs: dict[str, list[tuple[datetime, datetime, datetime]]],
+    n: int,
+) -> Comparison:
+    # Past the last fire of a timetable that was cut off at n runs, a missing run means "not asked", not "none".
+    horizon = min((r[-1][0] for r in runs.values() if len(r) >= n), default=None)
+    by_fire: dict[datetime, dict[str, tuple[datetime, datetime] | None]] = {}
+    for name, found in runs.items():
+        for fire, start, end in found:
+            if horizon is not None and fire > horizon:
+                continue
+            by_fire.setdefault(fire, dict.fromkeys(NAMES))[name] = (start, end)
+    first_hops = runs[HOPS][0][0] if runs[HOPS] else None
+    rows: list[Row] = []
+    for fire in sorted(by_fire):
+        intervals = by_fire[fire]
+        row = Row(fire=fire, intervals=intervals)
+        hops = intervals[HOPS]
+        if hops is not None:
+            window = hops_window(hops[0], hops[1], settings.offset)
+            row.hops_env = window.as_env()
+            if settings.offset:
+                row.reasons.append(f"offset: the HOPS window is the interval moved {settings.offset} s earlier")
+        present = {name for name, value in intervals.items() if value is not None}
+        if len(present) < len(NAMES):
+            missing = ", ".join(_short_name(nm) for nm in NAMES if nm not in present)
+            if fire == first_hops and settings.start is not None and hops is not None and hops[0] == settings.start:
+                why = "first interval: Hopsworks clamps it to the start; Airflow aligns the start to a fire"
+            elif not settings.catchup and fire <= now:
+                why = "catchup=False pick: each timetable chooses a different past fire to run"
+            elif settings.end is not None and fire >= settings.end:
+                why = "end: Hopsworks' end_time is exclusive, Airflow's end_date inclusive"
+            else:
+                why = "runs differ"
+            row.reasons.append(f"{why} (no run in {missing})")
+        data = intervals[DATA_INTERVAL]
+        if hops is not None and data is not None and hops != data:
+            row.reasons.append("data interval differs")
+        rows.append(row)
+    notes = [
+        "CronTriggerTimetable's data interval is empty [fire, fire): its logical date is the fire itself, "
+        "while the other two use the previous fire",
+        "CronDataIntervalTimetable lists a run by its run_after, the end of its data interval",
+    ]
+    if not frozen:
+        notes.append("no --now given: all three were asked at the real clock")
+    return Comparison(settings=settings, now=now, clock_frozen=frozen, rows=rows, notes=notes)
+
+
+def _short_name(name: str) -> str:
+    return name.removesuffix("Timetable")

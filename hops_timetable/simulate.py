@@ -1,0 +1,320 @@
+"""Outage simulator: which cron fires become runs when Airflow is down or the DAG is paused for a while.
+
+The model, for a timeline that begins at ``start`` and ends at ``until`` (inclusive):
+
+* Airflow is up and the DAG unpaused except during the events. An *outage* (the whole of Airflow down) and a
+  *pause* (the DAG paused) act alike here: Airflow's pause only flips a flag, so paused time counts as missed, unlike
+  Hopsworks, whose re-enable starts from "now" (``skip_to_date`` exists to get that behaviour). Events are half-open
+  ``[from, to)``; overlapping events merge.
+* While up, each eligible fire becomes a run at its own fire time.
+* When an event ends at R, the scheduler creates runs one after the other while they are due: exactly the runs that
+  ``CatchupPolicy.next_run(last, R, catchup=...)`` gives in a loop, all created at R. The stale next run stored
+  before the event is *not* created first, because the timetable re-checks the catch-up bound at R. Eligible fires
+  passed over by that loop are dropped (by ``max_catchup_runs``, or by ``catchup=False``).
+* If the timeline begins before the DAG's start, the scheduler's first look happens at ``start`` of the timeline,
+  so a past start date with catch-up replays at that moment, as Airflow does when a DAG is first deployed.
+
+Every fire in ``(start, until]`` gets one decision (:class:`Decision`). The rules are the policy's own: this module
+only asks :class:`~hops_timetable.catchup.CatchupPolicy` and never re-derives them. Consecutive fires with the same
+decision and creation time form one :class:`FireRow`, and their number is counted by walking the cron at most
+``count_cap`` steps, so a per-second schedule over a year costs milliseconds, not millions of steps. Pure: no
+Airflow import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import Enum
+
+from hops_timetable.catchup import CatchupPolicy, FireDecision
+from hops_timetable.cron import QuartzCron
+from hops_timetable.window import as_utc
+
+__all__ = ["Decision", "Event", "FireRow", "created_fires", "expand", "simulate"]
+
+_TICK = timedelta(microseconds=1)
+_UNDEPLOYED = "not yet deployed"
+
+# Runs created one by one through next_run before the rest of an unbounded catch-up is summarised as a range.
+_STEPWISE_RUNS = 1000
+
+
+class Decision(str, Enum):
+    """What happened to a cron fire in the simulated timeline."""
+
+    CREATED = "created"
+    BEFORE_START = FireDecision.BEFORE_START.value
+    BEFORE_SKIP_TO_DATE = FireDecision.BEFORE_SKIP_TO_DATE.value
+    AFTER_END = FireDecision.AT_OR_AFTER_END.value
+    DROPPED_BOUND = "dropped beyond max_catchup_runs"
+    DROPPED_NO_CATCHUP = "dropped: catchup=False"
+    BEFORE_FIRST_LOOK = "skipped: no start_time, nothing before the first scheduling is replayed"
+    NOT_YET_DUE = "not yet due"
+
+
+_FROM_POLICY = {
+    FireDecision.BEFORE_START: Decision.BEFORE_START,
+    FireDecision.BEFORE_SKIP_TO_DATE: Decision.BEFORE_SKIP_TO_DATE,
+    FireDecision.AT_OR_AFTER_END: Decision.AFTER_END,
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    """Airflow down (``kind="outage"``) or the DAG paused (``kind="pause"``) during ``[start, end)``."""
+
+    kind: str
+    start: datetime
+    end: datetime
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("outage", "pause"):
+            raise ValueError(f"event kind {self.kind!r} is invalid: expected 'outage' or 'pause'")
+        if as_utc(self.end) <= as_utc(self.start):
+            raise ValueError(
+                f"{self.kind} {self.start.isoformat()}..{self.end.isoformat()} is empty: "
+                "its end must be after its start"
+            )
+
+
+@dataclass(frozen=True)
+class FireRow:
+    """The fires ``first`` .. ``last`` (both fires, consecutive in the cron) and what happened to them.
+
+    ``count`` is their number; when counting would take more than the cap, ``count_exact`` is False and ``count``
+    is a lower bound. ``created_at`` is set for created runs: the moment all of them were created, or ``None`` when
+    each was created at its own fire time. ``event`` names the event the fires fell into, if any.
+    """
+
+    decision: Decision
+    first: datetime
+    last: datetime
+    count: int
+    count_exact: bool = True
+    created_at: datetime | None = None
+    event: str | None = None
+
+
+@dataclass(frozen=True)
+class _Down:
+    start: datetime
+    end: datetime
+    label: str
+
+
+def _merge(events: Iterable[Event]) -> list[_Down]:
+    spans = sorted(((as_utc(e.start), as_utc(e.end), e.kind) for e in events), key=lambda s: s[0])
+    merged: list[_Down] = []
+    for start, end, kind in spans:
+        if merged and start <= merged[-1].end:
+            top = merged[-1]
+            kinds = top.label if kind in top.label.split("+") else f"{top.label}+{kind}"
+            merged[-1] = _Down(top.start, max(top.end, end), kinds)
+        else:
+            merged.append(_Down(start, end, kind))
+    return merged
+
+
+class _Builder:
+    """Collects rows for fires in time ranges, labelling each range the way the policy classifies it."""
+
+    def __init__(self, policy: CatchupPolicy, count_cap: int) -> None:
+        self.policy = policy
+        self.cron = policy.cron
+        self.cap = count_cap
+        self.rows: list[FireRow] = []
+        # The policy's eligibility changes only at these instants, so between two of them one classify() answers
+        # for every fire; ranges are cut there rather than classified fire by fire.
+        self.cuts = sorted({t for t in (policy.start, policy.skip_to, policy.end) if t is not None})
+
+    def count(self, first: datetime, last: datetime) -> tuple[int, bool]:
+        n, fire = 1, first
+        while fire < last:
+            if n >= self.cap:
+                return n, False
+            nxt = self.cron.next_after(fire)
+            if nxt is None:
+                break
+            fire, n = nxt, n + 1
+        return n, True
+
+    def emit(
+        self,
+        decision: Decision,
+        first: datetime,
+        last: datetime,
+        created_at: datetime | None = None,
+        event: str | None = None,
+    ) -> None:
+        n, exact = self.count(first, last)
+        self.rows.append(FireRow(decision, first, last, n, exact, created_at, event))
+
+    def fires_in(self, after: datetime, upto: datetime) -> tuple[datetime, datetime] | None:
+        """The first and last fire in ``(after, upto]``."""
+        first = self.cron.next_after(after)
+        if first is None or first > upto:
+            return None
+        last = self.cron.prev_before(upto + _TICK)
+        assert last is not None
+        return first, last
+
+    def pieces(self, after: datetime, upto: datetime) -> Iterator[tuple[datetime, datetime, FireDecision]]:
+        """``(after, upto]`` cut where eligibility changes: (first fire, last fire, the policy's decision)."""
+        lo = after
+        for cut in [*(c - _TICK for c in self.cuts if after < c - _TICK < upto), upto]:
+            # A cut at c separates fires before c from fires at or after c, i.e. (lo, c - 1µs] from (c - 1µs, ..].
+            span = self.fires_in(lo, cut)
+            if span is not None:
+                yield span[0], span[1], self.policy.classify(span[0])
+            lo = cut
+
+    def classify_range(self, after: datetime, upto: datetime, eligible: Decision, **kw: object) -> None:
+        """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*."""
+        for first, last, why in self.pieces(after, upto):
+            self.emit(_FROM_POLICY.get(why, eligible), first, last, **kw)  # type: ignore[arg-type]
+
+
+def simulate(
+    policy: CatchupPolicy,
+    catchup: bool,
+    start: datetime,
+    until: datetime,
+    events: Sequence[Event] = (),
+    *,
+    count_cap: int = 100_000,
+) -> list[FireRow]:
+    """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*; see the module docstring.
+
+    Returns one row per run of consecutive fires in ``(start, until]`` that share a decision, in fire order.
+    Raises ``ValueError`` if *until* is not after *start* or *count_cap* is below 1.
+    """
+    start, until = as_utc(start), as_utc(until)
+    if until <= start:
+        raise ValueError(f"until={until.isoformat()} is not after start={start.isoformat()}: the timeline is empty")
+    if count_cap < 1:
+        raise ValueError(f"count_cap={count_cap} is invalid: it must be >= 1")
+    out = _Builder(policy, count_cap)
+    downs = [d for d in _merge(events) if d.end > start]
+    if policy.start is not None and policy.start < start:
+        # The DAG starts before the timeline: until the scheduler first sees it, its fires are missed like in an
+        # outage, and the first look replays them within the catch-up bound.
+        downs = [d for d in _merge([*events, Event("outage", policy.start, start)]) if d.end > policy.start]
+        downs[0] = replace(downs[0], label=downs[0].label.replace("outage", _UNDEPLOYED, 1))
+        start = policy.start
+    last: datetime | None = None  # fire of the newest created run
+    decided = start  # every fire at or before this has a row
+    look = start  # when the scheduler next looks, after being unable to
+    label: str | None = None
+    for down in [*downs, None]:
+        if look > until:
+            break
+        last, decided = _catch_up(out, policy, catchup, last, decided, look, label)
+        up_to = until if down is None else min(until, down.start - _TICK)
+        if up_to > decided:
+            # Up and unpaused: every eligible fire becomes a run the moment it fires.
+            out.classify_range(decided, up_to, Decision.CREATED)
+            made = policy.newest_eligible_at_or_before(up_to)
+            if made is not None and made > decided:
+                last = made
+            decided = up_to
+        if down is None:
+            break
+        if down.end > until:
+            out.classify_range(decided, until, Decision.NOT_YET_DUE, event=down.label)
+            decided = until
+            break
+        look, label = down.end, down.label
+    return _merge_rows(out.rows)
+
+
+def _catch_up(
+    out: _Builder,
+    policy: CatchupPolicy,
+    catchup: bool,
+    last: datetime | None,
+    decided: datetime,
+    now: datetime,
+    event: str | None,
+) -> tuple[datetime | None, datetime]:
+    """The scheduler looks at *now* after not looking since *decided*: rows for the fires in ``(decided, now]``."""
+    if now <= decided:
+        return last, decided
+    created: list[datetime] = []
+    cursor = last
+    while len(created) < _STEPWISE_RUNS:
+        run = policy.next_run(cursor, now, catchup=catchup)
+        if run is None or run.fire > now:
+            break
+        created.append(run.fire)
+        cursor = run.fire
+    if not created:
+        skipped = Decision.BEFORE_FIRST_LOOK if last is None and policy.start is None else Decision.DROPPED_BOUND
+        out.classify_range(decided, now, skipped, event=event)
+        return last, now
+    passed_over = Decision.DROPPED_NO_CATCHUP if not catchup else Decision.DROPPED_BOUND
+    out.classify_range(decided, created[0] - _TICK, passed_over, event=event)
+    for fire in created:
+        out.emit(Decision.CREATED, fire, fire, created_at=now, event=event)
+    newest = policy.newest_eligible_at_or_before(now)
+    if newest is not None and newest > created[-1]:
+        # Unbounded catch-up beyond the step-by-step part: every eligible fire up to now is due, so all are made.
+        nxt = policy.first_eligible_after(created[-1])
+        assert nxt is not None
+        out.emit(Decision.CREATED, nxt, newest, created_at=now, event=event)
+        created.append(newest)
+    # Fires after the newest created one that are not eligible (after end) still need their row.
+    out.classify_range(created[-1], now, Decision.DROPPED_BOUND, event=event)
+    return created[-1], now
+
+
+def _merge_rows(rows: list[FireRow]) -> list[FireRow]:
+    """Join neighbouring rows that say the same thing about consecutive fires."""
+    merged: list[FireRow] = []
+    for row in rows:
+        if merged:
+            top = merged[-1]
+            same = (top.decision, top.created_at, top.event) == (row.decision, row.created_at, row.event)
+            # Runs created in one catch-up stay one row each: that is the list the scheduler makes.
+            if same and not (row.decision is Decision.CREATED and row.created_at is not None):
+                merged[-1] = replace(
+                    top, last=row.last, count=top.count + row.count, count_exact=top.count_exact and row.count_exact
+                )
+                continue
+        merged.append(row)
+    return merged
+
+
+def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[FireRow]:
+    """Rows with at most *max_fires* fires (and an exact count) split into one row per fire.
+
+    A run created at its own fire time gets ``created_at`` equal to its fire.
+    """
+    out: list[FireRow] = []
+    for row in rows:
+        if row.count == 1 or not row.count_exact or row.count > max_fires:
+            on_time = row.decision is Decision.CREATED and row.created_at is None and row.count == 1
+            out.append(replace(row, created_at=row.first) if on_time else row)
+            continue
+        fire: datetime | None = row.first
+        while fire is not None and fire <= row.last:
+            at = (row.created_at or fire) if row.decision is Decision.CREATED else None
+            out.append(replace(row, first=fire, last=fire, count=1, created_at=at))
+            fire = cron.next_after(fire)
+    return out
+
+
+def created_fires(rows: Iterable[FireRow], cron: QuartzCron, limit: int = 1_000_000) -> list[datetime]:
+    """The fire of every created run, in order; raises ``ValueError`` beyond *limit* runs."""
+    fires: list[datetime] = []
+    for row in rows:
+        if row.decision is not Decision.CREATED:
+            continue
+        fire: datetime | None = row.first
+        while fire is not None and fire <= row.last:
+            if len(fires) >= limit:
+                raise ValueError(f"more than limit={limit} created runs; narrow the timeline")
+            fires.append(fire)
+            fire = cron.next_after(fire)
+    return fires
