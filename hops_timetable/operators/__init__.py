@@ -1,0 +1,49 @@
+"""Operators that make a task see what a Hopsworks-scheduled job sees: ``HOPS_*`` variables and legacy arguments.
+
+Lazy, like the package root: :mod:`hops_timetable.operators.window_conf` holds the rules and imports no Airflow;
+the operators are loaded on first attribute access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hops_timetable.operators.bash import HopsBashOperator
+    from hops_timetable.operators.python import HopsPythonOperator, hops_task
+    from hops_timetable.operators.runtime import hops_env, inject_hops_env, restore_hops_env
+    from hops_timetable.operators.window_conf import HopsWindowError, parse_conf_window, resolve_hops_env
+
+_LAZY = {
+    "HopsBashOperator": "hops_timetable.operators.bash",
+    "HopsPythonOperator": "hops_timetable.operators.python",
+    "hops_task": "hops_timetable.operators.python",
+    "hops_env": "hops_timetable.operators.runtime",
+    "inject_hops_env": "hops_timetable.operators.runtime",
+    "restore_hops_env": "hops_timetable.operators.runtime",
+    "HopsWindowError": "hops_timetable.operators.window_conf",
+    "parse_conf_window": "hops_timetable.operators.window_conf",
+    "resolve_hops_env": "hops_timetable.operators.window_conf",
+}
+
+__all__ = [
+    "HopsBashOperator",
+    "HopsPythonOperator",
+    "HopsWindowError",
+    "hops_env",
+    "hops_task",
+    "inject_hops_env",
+    "parse_conf_window",
+    "resolve_hops_env",
+    "restore_hops_env",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hops_timetable.operators' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

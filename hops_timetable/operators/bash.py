@@ -1,0 +1,57 @@
+"""HopsBashOperator: a BashOperator whose command runs as a Hopsworks-scheduled job would."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from airflow.providers.standard.operators.bash import BashOperator
+
+from hops_timetable.operators.runtime import hops_env
+from hops_timetable.operators.window_conf import LegacyArgs, check_legacy_args, legacy_arguments
+from hops_timetable.window import HOPS_ENV_KEYS
+
+__all__ = ["HopsBashOperator"]
+
+
+class HopsBashOperator(BashOperator):
+    """A BashOperator whose command sees ``HOPS_START_TIME``, ``HOPS_END_TIME`` and ``HOPS_LOGICAL_DATE``.
+
+    The values follow :func:`~hops_timetable.operators.hops_env`; ``HOPS_*`` entries in ``env`` count as set by
+    the DAG author, and ``HOPS_*`` inherited from the worker's own environment are dropped, so that a plain
+    manual run sees none.
+
+    :param legacy_args: ``"start_time"`` appends ``-start_time <HOPS_LOGICAL_DATE>`` to the command,
+        ``"papermill"`` appends ``-p start_time <HOPS_LOGICAL_DATE>``, shell-quoted, as Hopsworks appends them to
+        the job arguments; nothing is appended to a run without a logical date. The arguments go to the end of
+        the command, so its last line should be the job invocation.
+    """
+
+    def __init__(self, *, legacy_args: LegacyArgs | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.legacy_args = check_legacy_args(legacy_args)
+        self._hops_values: dict[str, str] | None = None
+
+    def execute(self, context: Any) -> Any:
+        # Computed first: a bad conf window fails the task before any command runs.
+        values = hops_env(context, explicit=self.env)
+        self._hops_values = values
+        arguments = legacy_arguments(self.legacy_args, values)
+        command = self.bash_command
+        if arguments:
+            # Rendered by now, so always a string.
+            self.bash_command = f"{str(command).rstrip()} {shlex.join(arguments)}"
+        try:
+            return super().execute(context)
+        finally:
+            self.bash_command = command
+            self._hops_values = None
+
+    def get_env(self, context: Any) -> dict[str, str]:
+        """BashOperator's environment with the ``HOPS_*`` entries replaced by this run's values."""
+        env = dict(super().get_env(context))
+        values = self._hops_values if self._hops_values is not None else hops_env(context, explicit=self.env)
+        for key in HOPS_ENV_KEYS:
+            env.pop(key, None)
+        env.update(values)
+        return env

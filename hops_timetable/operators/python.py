@@ -1,0 +1,85 @@
+"""HopsPythonOperator and ``@hops_task``: Python callables that run as a Hopsworks-scheduled job would."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from airflow.providers.standard.operators.python import PythonOperator
+from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
+
+from hops_timetable.operators.runtime import hops_env, hops_environ, job_argv
+from hops_timetable.operators.window_conf import LegacyArgs, check_legacy_args, legacy_arguments
+
+__all__ = ["HopsPythonOperator", "hops_task"]
+
+
+class HopsPythonOperator(PythonOperator):
+    """A PythonOperator whose callable finds the ``HOPS_*`` variables in ``os.environ``.
+
+    The values follow :func:`~hops_timetable.operators.hops_env`. While the callable runs, ``os.environ`` holds
+    exactly those ``HOPS_*`` variables (inherited ones are removed) plus *env*; afterwards every variable is
+    restored, so nothing leaks into the next task of the same process.
+
+    :param env: extra environment variables for the callable (templated); ``HOPS_*`` entries count as set by
+        the DAG author.
+    :param legacy_args: ``"start_time"`` or ``"papermill"``: while the callable runs, ``sys.argv`` is
+        ``[argv0, "-start_time", HOPS_LOGICAL_DATE]`` (or ``[argv0, "-p", "start_time", HOPS_LOGICAL_DATE]``), as
+        for a Hopsworks job started with those arguments; just ``[argv0]`` when the run has no logical date.
+    """
+
+    template_fields = (*PythonOperator.template_fields, "env")
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        legacy_args: LegacyArgs | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.env = env
+        self.legacy_args = check_legacy_args(legacy_args)
+
+    def execute(self, context: Any) -> Any:
+        explicit = dict(self.env or {})
+        # Computed first: a bad conf window fails the task before the callable runs.
+        values = hops_env(context, explicit=explicit)
+        argv = None if self.legacy_args is None else legacy_arguments(self.legacy_args, values)
+        with hops_environ(values, extra=explicit), job_argv(argv):
+            return super().execute(context)
+
+
+class _HopsDecoratedOperator(DecoratedOperator, HopsPythonOperator):
+    """The operator behind ``@hops_task``."""
+
+    template_fields = ("templates_dict", "op_args", "op_kwargs", "env")
+    custom_operator_name = "@hops_task"
+
+    def __init__(self, *, python_callable: Callable[..., Any], op_args: Any, op_kwargs: Any, **kwargs: Any) -> None:
+        # DecoratedOperator keeps its own copy of the call arguments and hands these on to PythonOperator.
+        upstream = {"python_callable": python_callable, "op_args": op_args, "op_kwargs": op_kwargs}
+        super().__init__(
+            kwargs_to_upstream=upstream,
+            python_callable=python_callable,
+            op_args=op_args,
+            op_kwargs=op_kwargs,
+            **kwargs,
+        )
+
+
+def hops_task(
+    python_callable: Callable[..., Any] | None = None,
+    multiple_outputs: bool | None = None,
+    **kwargs: Any,
+) -> TaskDecorator:
+    """``@task`` for Hopsworks job code: the function runs as a :class:`HopsPythonOperator`.
+
+    Used like ``@task``: ``@hops_task`` or ``@hops_task(task_id="...", legacy_args="start_time", env={...})``.
+    """
+    return task_decorator_factory(
+        python_callable=python_callable,
+        multiple_outputs=multiple_outputs,
+        decorated_operator_class=_HopsDecoratedOperator,
+        **kwargs,
+    )

@@ -1,0 +1,176 @@
+"""Airflow's side of the ``HOPS_*`` injection: read the run's own record and apply the values to a process.
+
+The rules live in :mod:`hops_timetable.operators.window_conf`; this module only gathers their inputs from the
+task context and puts the result where the job code will look.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from hops_timetable.operators.window_conf import resolve_hops_env
+from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.window import HOPS_ENV_KEYS
+
+__all__ = [
+    "ENV_ATTRIBUTES",
+    "hops_env",
+    "hops_environ",
+    "hops_offset_seconds",
+    "inject_hops_env",
+    "job_argv",
+    "restore_hops_env",
+]
+
+ENV_ATTRIBUTES = ("env", "env_vars", "environment")
+"""Operator attributes from which a container or subprocess environment is built (BashOperator ``env``,
+KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for."""
+
+
+def hops_offset_seconds(context: Mapping[str, Any]) -> int | None:
+    """The ``start_time_offset_seconds`` of the task's DAG; ``None`` unless its timetable is a HopsworksTimetable."""
+    dag = context.get("dag")
+    if dag is None:
+        task = context.get("task")
+        dag = getattr(task, "dag", None)
+    timetable = getattr(dag, "timetable", None)
+    if isinstance(timetable, HopsworksTimetable):
+        return timetable.start_time_offset_seconds
+    return None
+
+
+def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``HOPS_*`` variables of the task's DAG run (see :func:`~.window_conf.resolve_hops_env` for the rules).
+
+    Read from the run's own record (``dag_run.run_type``, ``data_interval_start/end``, ``conf``) and the DAG's
+    timetable offset; ``context["data_interval_start"]`` is not used, as runs without a logical date lack it.
+    *explicit* is the environment the DAG author set on the operator. Raises
+    :class:`~.window_conf.HopsWindowError` when ``conf["hops_window"]`` is invalid.
+    """
+    dag_run = context.get("dag_run")
+    if dag_run is None:
+        return resolve_hops_env(run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit)
+    start = getattr(dag_run, "data_interval_start", None)
+    end = getattr(dag_run, "data_interval_end", None)
+    return resolve_hops_env(
+        run_type=getattr(dag_run, "run_type", None),
+        data_interval=None if start is None or end is None else (start, end),
+        conf=getattr(dag_run, "conf", None),
+        offset_seconds=hops_offset_seconds(context),
+        explicit=explicit,
+    )
+
+
+@contextmanager
+def hops_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Within the block, ``os.environ`` holds exactly the ``HOPS_*`` entries of *values* (others are removed) and
+    the entries of *extra*; afterwards every touched variable is back as it was, also when the block raises."""
+    touched = set(HOPS_ENV_KEYS) | set(extra or {}) | set(values)
+    saved = {key: os.environ.get(key) for key in touched}
+    try:
+        for key in HOPS_ENV_KEYS:
+            os.environ.pop(key, None)
+        os.environ.update(extra or {})
+        os.environ.update(values)
+        yield
+    finally:
+        _restore_environ(saved)
+
+
+@contextmanager
+def job_argv(arguments: Sequence[str] | None) -> Iterator[None]:
+    """Within the block, ``sys.argv`` is ``[sys.argv[0], *arguments]``, as a job started with those arguments
+    sees it; ``None`` leaves ``sys.argv`` alone. Restored afterwards."""
+    if arguments is None:
+        yield
+        return
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else "", *arguments]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+def _restore_environ(saved: Mapping[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+# What inject_hops_env changed and restore_hops_env puts back. post_execute is skipped when execute raises, so
+# the next injection in the same process first undoes a leftover one.
+_pending_environ: dict[str, str | None] | None = None
+_pending_attributes: list[tuple[Any, str, Any]] = []
+
+
+def _undo_pending() -> None:
+    global _pending_environ
+    if _pending_environ is not None:
+        _restore_environ(_pending_environ)
+        _pending_environ = None
+    while _pending_attributes:
+        task, name, original = _pending_attributes.pop()
+        setattr(task, name, original)
+
+
+def inject_hops_env(context: Mapping[str, Any]) -> None:
+    """Make any operator run with the ``HOPS_*`` variables: use it as ``pre_execute=inject_hops_env``.
+
+    When the operator has a dict-valued ``env``, ``env_vars`` or ``environment`` attribute (or a list of
+    Kubernetes ``V1EnvVar``), the values are merged into a copy of it: ``HOPS_*`` entries already there count as
+    set by the DAG author. Otherwise they are set in ``os.environ``. Pair it with
+    ``post_execute=restore_hops_env`` so that nothing leaks into a later task of the same process; when the task
+    fails, post_execute does not run, and the next injection in the process undoes the leftover first.
+    """
+    global _pending_environ
+    _undo_pending()
+    task = context["task"]
+    for name in ENV_ATTRIBUTES:
+        current = getattr(task, name, None)
+        if isinstance(current, Mapping):
+            values = hops_env(context, explicit=current)
+            merged = {key: value for key, value in current.items() if key not in HOPS_ENV_KEYS}
+            merged.update(values)
+            _pending_attributes.append((task, name, current))
+            setattr(task, name, merged)
+            return
+        if isinstance(current, list) and all(hasattr(item, "name") and hasattr(item, "value") for item in current):
+            _pending_attributes.append((task, name, current))
+            setattr(task, name, _merge_env_var_list(context, current))
+            return
+    values = hops_env(context)
+    _pending_environ = {key: os.environ.get(key) for key in HOPS_ENV_KEYS}
+    for key in HOPS_ENV_KEYS:
+        os.environ.pop(key, None)
+    os.environ.update(values)
+
+
+def restore_hops_env(context: Mapping[str, Any], result: Any = None) -> None:
+    """Undo :func:`inject_hops_env`; use it as ``post_execute=restore_hops_env``."""
+    _undo_pending()
+
+
+def _merge_env_var_list(context: Mapping[str, Any], current: list[Any]) -> list[Any]:
+    """Merge into a KubernetesPodOperator-style list of ``V1EnvVar(name=..., value=...)``."""
+    explicit = {item.name: item.value for item in current if isinstance(item.value, str)}
+    values = hops_env(context, explicit=explicit)
+    if current:
+        make: Any = type(current[0])
+    else:
+        try:
+            from kubernetes.client import models as k8s
+        except ImportError as exc:
+            raise TypeError(
+                "inject_hops_env found an empty env list but cannot build V1EnvVar items: the kubernetes "
+                "package is not installed"
+            ) from exc
+        make = k8s.V1EnvVar
+    kept = [item for item in current if item.name not in HOPS_ENV_KEYS]
+    return kept + [make(name=key, value=value) for key, value in values.items()]

@@ -1,0 +1,40 @@
+"""Shared test set-up: every test session gets its own throw-away Airflow home.
+
+This runs when pytest loads the file, before any test module imports Airflow, because Airflow reads its
+configuration once at import. Nothing here imports Airflow: the pure tests stay fast, and only tests that ask for
+the ``airflow_db`` fixture pay for a migrated metadata database.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="hops-timetable-tests-"))
+atexit.register(shutil.rmtree, _AIRFLOW_HOME, ignore_errors=True)
+(_AIRFLOW_HOME / "dags").mkdir()
+
+# Never the developer's own Airflow home or database, whatever the shell exports.
+os.environ["AIRFLOW_HOME"] = str(_AIRFLOW_HOME)
+os.environ["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{_AIRFLOW_HOME / 'airflow.db'}"
+os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(_AIRFLOW_HOME / "dags")
+os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
+
+
+@pytest.fixture(scope="session")
+def airflow_dags_folder() -> Path:
+    """The DAG folder of the session's Airflow home; ``dag.test()`` only runs DAGs defined in files found here."""
+    return _AIRFLOW_HOME / "dags"
+
+
+@pytest.fixture(scope="session")
+def airflow_db() -> None:
+    """A freshly migrated SQLite metadata database in the session's Airflow home."""
+    from airflow.utils import db
+
+    db.resetdb()
