@@ -126,8 +126,10 @@ class _Builder:
         self.cap = count_cap
         self.rows: list[FireRow] = []
         # The policy's eligibility changes only at these instants, so between two of them one classify() answers
-        # for every fire; ranges are cut there rather than classified fire by fire.
-        self.cuts = sorted({t for t in (policy.start, policy.skip_to, policy.end) if t is not None})
+        # for every fire; ranges are cut there rather than classified fire by fire. A cut c splits (.., c] from
+        # (c, ..): the start itself is excluded, while skip_to and the end belong to the later side.
+        cuts = [policy.start] + [t - _TICK for t in (policy.skip_to, policy.end) if t is not None]
+        self.cuts = sorted({t for t in cuts if t is not None})
 
     def count(self, first: datetime, last: datetime) -> tuple[int, bool]:
         n, fire = 1, first
@@ -163,8 +165,7 @@ class _Builder:
     def pieces(self, after: datetime, upto: datetime) -> Iterator[tuple[datetime, datetime, FireDecision]]:
         """``(after, upto]`` cut where eligibility changes: (first fire, last fire, the policy's decision)."""
         lo = after
-        for cut in [*(c - _TICK for c in self.cuts if after < c - _TICK < upto), upto]:
-            # A cut at c separates fires before c from fires at or after c, i.e. (lo, c - 1µs] from (c - 1µs, ..].
+        for cut in [*(c for c in self.cuts if after < c < upto), upto]:
             span = self.fires_in(lo, cut)
             if span is not None:
                 yield span[0], span[1], self.policy.classify(span[0])

@@ -1,0 +1,210 @@
+"""The outage simulator on the pure core: worked examples, then properties against a fire-by-fire replay."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hops_timetable.catchup import CatchupPolicy
+from hops_timetable.cron import QuartzCron
+from hops_timetable.simulate import Decision, Event, FireRow, created_fires, expand, simulate
+
+UTC = timezone.utc
+HOURLY = QuartzCron("0 0 * ? * * *")
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+def per_fire(rows: list[FireRow], cron: QuartzCron) -> dict[datetime, tuple[Decision, datetime | None]]:
+    out = {}
+    for row in expand(rows, cron, 10_000):
+        assert row.count == 1
+        out[row.first] = (row.decision, row.created_at)
+    return out
+
+
+def test_bounded_catch_up_after_an_outage_creates_the_newest_runs_at_recovery() -> None:
+    policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1), max_catchup_runs=3)
+    outage = Event("outage", utc(2026, 1, 1, 5, 30), utc(2026, 1, 1, 12, 10))
+    rows = simulate(policy, True, utc(2026, 1, 1), utc(2026, 1, 1, 14), [outage])
+    fires = per_fire(rows, HOURLY)
+    assert fires[utc(2026, 1, 1, 5)] == (Decision.CREATED, utc(2026, 1, 1, 5))
+    for hour in (6, 7, 8, 9):
+        assert fires[utc(2026, 1, 1, hour)] == (Decision.DROPPED_BOUND, None)
+    for hour in (10, 11, 12):
+        assert fires[utc(2026, 1, 1, hour)] == (Decision.CREATED, utc(2026, 1, 1, 12, 10))
+    assert fires[utc(2026, 1, 1, 13)] == (Decision.CREATED, utc(2026, 1, 1, 13))
+    assert len(fires) == 14
+
+
+def test_catchup_false_after_six_hour_outage_creates_only_the_0600_run() -> None:
+    # The guide's example: hourly, scheduler unreachable 00:00-06:00, one run on recovery, not six.
+    policy = CatchupPolicy(HOURLY, start=utc(2025, 12, 31))
+    rows = simulate(
+        policy, False, utc(2025, 12, 31), utc(2026, 1, 1, 6), [Event("outage", utc(2026, 1, 1), utc(2026, 1, 1, 6))]
+    )
+    fires = per_fire(rows, HOURLY)
+    assert fires[utc(2026, 1, 1, 6)] == (Decision.CREATED, utc(2026, 1, 1, 6))
+    assert [f for f, (d, _) in fires.items() if d is Decision.DROPPED_NO_CATCHUP] == [
+        utc(2026, 1, 1, h) for h in range(6)
+    ]
+
+
+def test_pause_past_until_leaves_fires_not_yet_due_and_labels_the_event() -> None:
+    policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1))
+    rows = simulate(
+        policy, True, utc(2026, 1, 1), utc(2026, 1, 1, 6), [Event("pause", utc(2026, 1, 1, 3), utc(2026, 1, 2))]
+    )
+    assert [(r.decision, r.count, r.event) for r in rows] == [
+        (Decision.CREATED, 2, None),
+        (Decision.NOT_YET_DUE, 4, "pause"),
+    ]
+
+
+def test_start_skip_to_date_and_end_are_labelled_by_the_policy() -> None:
+    policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1, 2), end=utc(2026, 1, 1, 8), skip_to=utc(2026, 1, 1, 4))
+    rows = simulate(
+        policy, True, utc(2026, 1, 1), utc(2026, 1, 1, 10), [Event("outage", utc(2026, 1, 1), utc(2026, 1, 1, 1))]
+    )
+    # The 01:00 fire falls at the end of the outage, so it gets a row of its own, labelled with the event.
+    assert [(r.decision, r.first.hour, r.last.hour, r.event) for r in rows] == [
+        (Decision.BEFORE_START, 1, 1, "outage"),
+        (Decision.BEFORE_START, 2, 2, None),
+        (Decision.BEFORE_SKIP_TO_DATE, 3, 3, None),
+        (Decision.CREATED, 4, 7, None),
+        (Decision.AFTER_END, 8, 10, None),
+    ]
+
+
+def test_a_start_before_the_timeline_is_replayed_at_the_first_look() -> None:
+    policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1), max_catchup_runs=2)
+    rows = simulate(policy, True, utc(2026, 1, 1, 5, 30), utc(2026, 1, 1, 7))
+    fires = per_fire(rows, HOURLY)
+    assert fires[utc(2026, 1, 1, 3)] == (Decision.DROPPED_BOUND, None)
+    assert fires[utc(2026, 1, 1, 4)] == (Decision.CREATED, utc(2026, 1, 1, 5, 30))
+    assert fires[utc(2026, 1, 1, 6)] == (Decision.CREATED, utc(2026, 1, 1, 6))
+
+
+def test_without_start_nothing_before_the_first_look_is_replayed() -> None:
+    policy = CatchupPolicy(HOURLY)
+    rows = simulate(
+        policy, True, utc(2026, 1, 1), utc(2026, 1, 1, 5), [Event("outage", utc(2026, 1, 1), utc(2026, 1, 1, 3, 30))]
+    )
+    assert [(r.decision, r.count) for r in rows] == [(Decision.BEFORE_FIRST_LOOK, 3), (Decision.CREATED, 2)]
+
+
+def test_a_per_second_schedule_over_a_year_stays_small() -> None:
+    cron = QuartzCron("* * * ? * * *")
+    policy = CatchupPolicy(cron, start=utc(2025, 1, 1))
+    rows = simulate(
+        policy,
+        True,
+        utc(2025, 1, 1),
+        utc(2026, 1, 1),
+        [Event("outage", utc(2025, 3, 1), utc(2025, 4, 1))],
+        count_cap=1000,
+    )
+    assert len(rows) <= 1003
+    assert not all(r.count_exact for r in rows)
+    assert rows[-1].last == utc(2026, 1, 1)
+
+
+def test_overlapping_events_merge_and_bad_events_are_refused() -> None:
+    policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1), max_catchup_runs=1)
+    rows = simulate(
+        policy,
+        True,
+        utc(2026, 1, 1),
+        utc(2026, 1, 1, 9),
+        [
+            Event("outage", utc(2026, 1, 1, 2), utc(2026, 1, 1, 5)),
+            Event("pause", utc(2026, 1, 1, 4), utc(2026, 1, 1, 7, 30)),
+        ],
+    )
+    assert {r.event for r in rows} == {None, "outage+pause"}
+    with pytest.raises(ValueError, match="end must be after its start"):
+        Event("outage", utc(2026, 1, 2), utc(2026, 1, 1))
+    with pytest.raises(ValueError, match="'strike' is invalid"):
+        Event("strike", utc(2026, 1, 1), utc(2026, 1, 2))
+    with pytest.raises(ValueError, match="timeline is empty"):
+        simulate(policy, True, utc(2026, 1, 2), utc(2026, 1, 1))
+
+
+def _replay(
+    policy: CatchupPolicy, catchup: bool, start: datetime, until: datetime, downs: list[tuple[datetime, datetime]]
+) -> dict[datetime, datetime]:
+    """A reference: the scheduler looks at every fire and every event end, and creates what next_run says is due."""
+
+    def down(t: datetime) -> bool:
+        return any(a <= t < b for a, b in downs)
+
+    looks = {start, *(b for _, b in downs if start <= b <= until)}
+    fire = policy.cron.next_after(start)
+    while fire is not None and fire <= until:
+        looks.add(fire)
+        fire = policy.cron.next_after(fire)
+    created: dict[datetime, datetime] = {}
+    last = None
+    for now in sorted(looks):
+        if down(now):
+            continue
+        while (run := policy.next_run(last, now, catchup=catchup)) is not None and run.fire <= now:
+            created[run.fire] = now
+            last = run.fire
+    return created
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cron=st.sampled_from(["0 0 * ? * * *", "0 */20 * ? * * *", "0 0 9,17 ? * MON-FRI *", "0 30 */5 * * ?"]),
+    catchup=st.booleans(),
+    bound=st.one_of(st.none(), st.integers(1, 5)),
+    start_h=st.integers(0, 30),
+    skip_h=st.one_of(st.none(), st.integers(0, 60)),
+    end_h=st.one_of(st.none(), st.integers(40, 90)),
+    spans=st.lists(st.tuples(st.integers(0, 96 * 60), st.integers(1, 30 * 60)), max_size=3),
+)
+def test_simulation_matches_a_fire_by_fire_replay_of_next_run(
+    cron: str,
+    catchup: bool,
+    bound: int | None,
+    start_h: int,
+    skip_h: int | None,
+    end_h: int | None,
+    spans: list[tuple[int, int]],
+) -> None:
+    base = utc(2026, 3, 2)
+    start = base + timedelta(hours=start_h, minutes=7)
+    policy = CatchupPolicy(
+        QuartzCron(cron),
+        start=start,
+        end=None if end_h is None else base + timedelta(hours=end_h),
+        skip_to=None if skip_h is None else base + timedelta(hours=skip_h),
+        max_catchup_runs=bound,
+    )
+    until = base + timedelta(hours=100)
+    events = [Event("outage", base + timedelta(minutes=a), base + timedelta(minutes=a + n)) for a, n in spans]
+    rows = simulate(policy, catchup, start, until, events)
+    merged: list[tuple[datetime, datetime]] = []
+    for e in sorted(events, key=lambda e: e.start):
+        if merged and e.start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e.end))
+        else:
+            merged.append((e.start, e.end))
+    expected = _replay(policy, catchup, start, until, merged)
+    fires = per_fire(rows, policy.cron)
+    assert {f: at for f, (d, at) in fires.items() if d is Decision.CREATED} == expected
+    assert created_fires(rows, policy.cron) == sorted(expected)
+    # Every fire in the timeline has exactly one row, in order.
+    assert list(fires) == sorted(fires)
+    reference = []
+    fire = policy.cron.next_after(start)
+    while fire is not None and fire <= until:
+        reference.append(fire)
+        fire = policy.cron.next_after(fire)
+    assert list(fires) == reference
