@@ -1,0 +1,469 @@
+"""A real Airflow 3 (api-server, scheduler, dag-processor, LocalExecutor) on SQLite, for end-to-end tests.
+
+:class:`AirflowStack` owns one Airflow home: its metadata database, its DAG folder, its free ports on 127.0.0.1
+and the process groups of the components it started. Everything is configured through ``AIRFLOW__*``
+environment variables so that nothing of the caller's own Airflow set-up leaks in.
+
+Timestamps read back from the metadata database are timezone-aware UTC ``datetime`` objects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import psutil
+
+COMPONENTS = ("api-server", "scheduler", "dag-processor")
+
+T = TypeVar("T")
+
+
+class StackError(RuntimeError):
+    """A component did not start, died, or a condition was not reached in time."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it for port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def utc(text: str | None) -> datetime | None:
+    """A metadata-database timestamp (naive UTC text) as an aware UTC datetime."""
+    if text is None:
+        return None
+    value = datetime.fromisoformat(text)
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def airflow_env(home: Path, *, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The process environment for Airflow commands on ``home``, without any inherited ``AIRFLOW*`` setting."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AIRFLOW")}
+    env.update(
+        {
+            "AIRFLOW_HOME": str(home),
+            # SQLite allows one writer at a time; five components write, so wait for the lock longer than the
+            # driver's default 5 s before giving up with "database is locked".
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
+            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
+            # Python buffers a child's output when it is a file; the logs must be complete when a test fails.
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra or {})
+    return env
+
+
+def migrate_database(home: Path) -> Path:
+    """Create an Airflow home with a freshly migrated SQLite metadata database; returns the database file."""
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / "migrate.log"
+    with log.open("wb") as out:
+        result = subprocess.run(
+            [sys.executable, "-m", "airflow", "db", "migrate"],
+            env=airflow_env(home),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            timeout=300,
+        )
+    if result.returncode != 0:
+        raise StackError(f"airflow db migrate failed ({result.returncode}):\n{log.read_text()[-4000:]}")
+    return home / "airflow.db"
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """Copy a SQLite database consistently (the online backup API also folds in a pending WAL)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ``dag_run`` row."""
+
+    dag_id: str
+    run_id: str
+    run_type: str
+    logical_date: datetime | None
+    data_interval_start: datetime | None
+    data_interval_end: datetime | None
+    run_after: datetime
+    state: str
+    queued_at: datetime | None
+    start_date: datetime | None
+    end_date: datetime | None
+    created_at: datetime | None
+    conf: str | None
+
+
+@dataclass
+class _Component:
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    started_at: datetime
+
+
+class AirflowStack:
+    """Airflow's api-server, scheduler and dag-processor on one fresh home, started and stopped by process id.
+
+    ``env`` overrides or adds ``AIRFLOW__*`` settings (for example a shorter orphan check for a crash test).
+    """
+
+    def __init__(self, home: Path, dags_folder: Path, env: Mapping[str, str] | None = None) -> None:
+        self.home = home
+        self.dags_folder = dags_folder
+        self.api_port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.api_port}"
+        self.db_path = home / "airflow.db"
+        self._components: dict[str, _Component] = {}
+        self._log_generation: dict[str, int] = {}
+        settings = {
+            "AIRFLOW__CORE__DAGS_FOLDER": str(dags_folder),
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
+            "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",
+            "AIRFLOW__CORE__PARALLELISM": "6",
+            "AIRFLOW__CORE__MAX_ACTIVE_RUNS_PER_DAG": "16",
+            "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"{self.base_url}/execution/",
+            # One secret for every component: the scheduler signs task tokens the api-server must accept.
+            "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_hex(64),
+            "AIRFLOW__API__HOST": "127.0.0.1",
+            "AIRFLOW__API__PORT": str(self.api_port),
+            "AIRFLOW__API__BASE_URL": self.base_url,
+            "AIRFLOW__API__WORKERS": "1",
+            # Two stacks at once must not fight over the default log-server ports.
+            "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
+            "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
+            # A fast loop: new DAG files are parsed within about a second; known ones are re-parsed every 10 s.
+            "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "1",
+            "AIRFLOW__DAG_PROCESSOR__BUNDLE_REFRESH_CHECK_INTERVAL": "1",
+            "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL": "10",
+            "AIRFLOW__DAG_PROCESSOR__PARSING_PROCESSES": "1",
+            "AIRFLOW__DAG_PROCESSOR__PRINT_STATS_INTERVAL": "0",
+            "AIRFLOW__SCHEDULER__SCHEDULER_IDLE_SLEEP_TIME": "0.2",
+            "AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "1",
+            "AIRFLOW__SCHEDULER__SCHEDULER_HEALTH_CHECK_THRESHOLD": "10",
+        }
+        settings.update(env or {})
+        self.env = airflow_env(home, extra=settings)
+
+    # -- lifecycle ---------------------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 120.0) -> None:
+        """Start every component and wait until the health endpoint reports them all healthy."""
+        self.dags_folder.mkdir(parents=True, exist_ok=True)
+        for name in COMPONENTS:
+            self.start_component(name)
+        self.wait_healthy(timeout=timeout)
+
+    def stop(self) -> None:
+        """Stop every running component: SIGTERM to its process group, SIGKILL to whatever outlives a grace time."""
+        for name in reversed(COMPONENTS):
+            self.stop_component(name)
+
+    def __enter__(self) -> AirflowStack:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start_component(self, name: str) -> None:
+        """Start ``airflow <name>`` in its own process group, its output in ``<home>/logs/<name>.<n>.log``."""
+        if name not in COMPONENTS:
+            raise ValueError(f"component={name!r} is not one of {COMPONENTS}")
+        running = self._components.get(name)
+        if running is not None and running.process.poll() is None:
+            raise StackError(f"component {name!r} already runs as pid {running.process.pid}")
+        generation = self._log_generation.get(name, 0) + 1
+        self._log_generation[name] = generation
+        log = self.home / "component-logs" / f"{name}.{generation}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "airflow", name],
+                env=self.env,
+                cwd=self.home,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self._components[name] = _Component(name, process, log, utcnow())
+
+    def stop_component(self, name: str, grace: float = 20.0) -> None:
+        """Stop one component gracefully (SIGTERM), then SIGKILL what is left of it; a no-op if it is not running."""
+        component = self._components.pop(name, None)
+        if component is None:
+            return
+        self._signal_tree(component, signal.SIGTERM, grace)
+
+    def kill_component(self, name: str, sig: signal.Signals = signal.SIGKILL) -> None:
+        """Send ``sig`` to the component's whole process group (a crash, when ``sig`` is SIGKILL) and reap it."""
+        component = self._components.pop(name, None)
+        if component is None or component.process.poll() is not None:
+            raise StackError(f"component {name!r} is not running")
+        self._signal_tree(component, sig, grace=10.0)
+
+    def _signal_tree(self, component: _Component, sig: signal.Signals, grace: float) -> None:
+        process = component.process
+        # Collected first: a child that moved to its own session would escape the process-group signal.
+        try:
+            descendants = psutil.Process(process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            descendants = []
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        _, alive = psutil.wait_procs(descendants, timeout=5)
+        for child in alive:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
+        psutil.wait_procs(alive, timeout=5)
+        # A group member that is neither the leader nor a descendant (re-parented early) still has the group id.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+    def pids(self) -> dict[str, int]:
+        """Process ids of the components that are running now."""
+        return {name: c.process.pid for name, c in self._components.items() if c.process.poll() is None}
+
+    def _check_alive(self, names: tuple[str, ...]) -> None:
+        for name in names:
+            component = self._components.get(name)
+            if component is not None and component.process.poll() is not None:
+                raise StackError(
+                    f"component {name!r} exited with code {component.process.returncode}:\n" + _tail(component.log, 60)
+                )
+
+    def wait_healthy(self, timeout: float = 120.0) -> None:
+        """Wait until the api-server answers and has seen a heartbeat from every running component since it started.
+
+        Fails early, with the log, if a component process exits.
+        """
+        running = [name for name in COMPONENTS if name in self.pids()]
+
+        def healthy() -> bool:
+            self._check_alive(tuple(running))
+            try:
+                health = self.api("GET", "/api/v2/monitor/health")
+            except (OSError, StackError):
+                return False
+            if health.get("metadatabase", {}).get("status") != "healthy":
+                return False
+            for name, key in (("scheduler", "scheduler"), ("dag-processor", "dag_processor")):
+                if name not in running:
+                    continue
+                beat = health.get(key, {}).get(f"latest_{key}_heartbeat")
+                if beat is None or utc(beat) is None:
+                    return False
+                beat_at = utc(beat)
+                assert beat_at is not None
+                if beat_at < self._components[name].started_at:
+                    return False
+            return True
+
+        self.wait_until(healthy, timeout=timeout, what="all components healthy")
+
+    # -- observation -------------------------------------------------------------------------------------------
+
+    def wait_until(
+        self, predicate: Callable[[], T | None], timeout: float, *, interval: float = 0.25, what: str = "condition"
+    ) -> T:
+        """Poll ``predicate`` until it returns a truthy value, which is returned; raise :class:`StackError` on timeout.
+
+        Also fails as soon as a component that should run has died, so a crash is not reported as a timeout.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check_alive(tuple(self._components))
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise StackError(f"timed out after {timeout:.0f}s waiting for {what}")
+            time.sleep(interval)
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """Rows of a read-only query on the metadata database."""
+        with contextlib.closing(sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=30)) as conn:
+            conn.row_factory = sqlite3.Row
+            return list(conn.execute(sql, params))
+
+    def runs(self, dag_id: str) -> list[Run]:
+        """Every DAG run of ``dag_id``, oldest ``run_after`` first."""
+        rows = self.query(
+            "SELECT dag_id, run_id, run_type, logical_date, data_interval_start, data_interval_end, run_after,"
+            " state, queued_at, start_date, end_date, created_at, conf FROM dag_run WHERE dag_id = ?"
+            " ORDER BY run_after, id",
+            (dag_id,),
+        )
+        result = []
+        for row in rows:
+            run_after = utc(row["run_after"])
+            assert run_after is not None
+            conf = row["conf"]
+            result.append(
+                Run(
+                    dag_id=row["dag_id"],
+                    run_id=row["run_id"],
+                    run_type=row["run_type"],
+                    logical_date=utc(row["logical_date"]),
+                    data_interval_start=utc(row["data_interval_start"]),
+                    data_interval_end=utc(row["data_interval_end"]),
+                    run_after=run_after,
+                    state=row["state"],
+                    queued_at=utc(row["queued_at"]),
+                    start_date=utc(row["start_date"]),
+                    end_date=utc(row["end_date"]),
+                    created_at=utc(row["created_at"]),
+                    conf=conf if conf is None or isinstance(conf, str) else bytes(conf).hex(),
+                )
+            )
+        return result
+
+    def dag_model(self, dag_id: str) -> dict[str, Any] | None:
+        """The ``dag`` row of ``dag_id`` (next_dagrun, next_dagrun_create_after, is_paused, ...), or None."""
+        rows = self.query("SELECT * FROM dag WHERE dag_id = ?", (dag_id,))
+        return dict(rows[0]) if rows else None
+
+    def wait_for_dag(self, dag_id: str, timeout: float = 60.0) -> dict[str, Any]:
+        """Wait until the dag-processor has parsed ``dag_id`` and stored its first next run."""
+
+        def parsed() -> dict[str, Any] | None:
+            model = self.dag_model(dag_id)
+            return model if model is not None and model.get("next_dagrun_create_after") is not None else None
+
+        return self.wait_until(parsed, timeout=timeout, what=f"DAG {dag_id!r} parsed")
+
+    def import_errors(self) -> list[str]:
+        """Import errors the dag-processor recorded for the DAG folder."""
+        return [f"{row['filename']}: {row['stacktrace']}" for row in self.query("SELECT * FROM import_error")]
+
+    # -- control through the REST API --------------------------------------------------------------------------
+
+    def api(self, method: str, path: str, body: Any = None, timeout: float = 90.0, retries: int = 3) -> Any:
+        """Call the api-server's REST API; raises :class:`StackError` with the response body on an HTTP error."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        for attempt in range(retries + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    payload = response.read()
+                return json.loads(payload) if payload else None
+            except urllib.error.HTTPError as error:
+                detail = error.read().decode(errors="replace")
+                # SQLite's single writer lock sometimes times out inside the api-server under load; the calls
+                # retried here (pause, unpause, trigger with a fixed run id) are safe to repeat.
+                if error.code >= 500 and "Database error" in detail and attempt < retries:
+                    time.sleep(1.0)
+                    continue
+                raise StackError(f"{method} {path} -> {error.code}: {detail}") from None
+        raise AssertionError("unreachable")
+
+    def pause(self, dag_id: str) -> None:
+        self.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": True})
+
+    def unpause(self, dag_id: str) -> None:
+        self.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
+
+    def trigger(
+        self,
+        dag_id: str,
+        conf: Mapping[str, Any] | None = None,
+        *,
+        logical_date: datetime | None = None,
+        run_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Trigger a manual run as the UI's plain "Trigger" does: no logical date unless one is given.
+
+        Returns the API's DAG run; ``run_id`` defaults to a fresh unique id.
+        """
+        run_id = run_id or f"manual__e2e_{uuid.uuid4().hex[:12]}"
+        body: dict[str, Any] = {
+            "dag_run_id": run_id,
+            "logical_date": None if logical_date is None else logical_date.isoformat(),
+            "conf": dict(conf or {}),
+        }
+        for _ in range(4):
+            try:
+                result: dict[str, Any] = self.api("POST", f"/api/v2/dags/{dag_id}/dagRuns", body, retries=0)
+                return result
+            except StackError as error:
+                if "Database error" not in str(error):
+                    raise
+                # The run may have been committed before the audit-log insert failed.
+                if any(run.run_id == run_id for run in self.runs(dag_id)):
+                    existing: dict[str, Any] = self.api("GET", f"/api/v2/dags/{dag_id}/dagRuns/{run_id}")
+                    return existing
+                time.sleep(1.0)
+        raise StackError(f"could not trigger {dag_id!r}: the api-server kept failing with database errors")
+
+    # -- diagnostics -------------------------------------------------------------------------------------------
+
+    def logs(self, lines: int = 150) -> str:
+        """The last ``lines`` lines of every component log, newest generation last, for a failure report."""
+        parts = []
+        for log in sorted((self.home / "component-logs").glob("*.log")):
+            parts.append(f"===== {log.name} =====\n{_tail(log, lines)}")
+        return "\n".join(parts)
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as error:
+        return f"<cannot read {path.name}: {error}>"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def floor_to(value: datetime, step_seconds: int) -> datetime:
+    """The latest fire of an every-``step_seconds`` cron (aligned to the epoch, as ``0/5 * * * * ?`` is) <= value."""
+    seconds = int(value.timestamp()) // step_seconds * step_seconds
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def ceil_to(value: datetime, step_seconds: int) -> datetime:
+    """The earliest fire of an every-``step_seconds`` cron >= value."""
+    floor = floor_to(value, step_seconds)
+    return floor if floor == value else datetime.fromtimestamp(floor.timestamp() + step_seconds, timezone.utc)
+
+
+class StackFactory(Protocol):
+    """Starts a fresh stack named ``name`` (with extra ``AIRFLOW__*`` settings); the fixture stops it afterwards."""
+
+    def __call__(self, name: str, env: Mapping[str, str] | None = None, start: bool = True) -> AirflowStack: ...

@@ -1,0 +1,227 @@
+"""Scenarios on one shared, never-interrupted Airflow: first interval, bounded catch-up, pause, end_date, concurrency.
+
+Each scenario has its own DAG id; the DAGs that only need watching are written together when the stack starts, so
+their waits overlap. Expected fires are computed from recorded timestamps (when a file was written, when a run
+row was created), never from sleeps alone: a slow machine changes which fire is the newest, not the assertions.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from dagfiles import DagSpec, Schedule, write_dag
+from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, utcnow
+
+pytestmark = pytest.mark.e2e
+
+FIVE = timedelta(seconds=5)
+TEN = timedelta(seconds=10)
+
+
+@dataclass
+class Shared:
+    stack: AirflowStack
+    out_dir: Path
+    written_at: dict[str, datetime]
+    specs: dict[str, DagSpec]
+
+    def write(self, spec: DagSpec) -> datetime:
+        self.specs[spec.dag_id] = spec
+        write_dag(self.stack.dags_folder, spec, self.out_dir)
+        self.written_at[spec.dag_id] = utcnow()
+        return self.written_at[spec.dag_id]
+
+
+def _passive_specs(now: datetime) -> list[DagSpec]:
+    first_fire = ceil_to(now + timedelta(seconds=20), 10)
+    return [
+        # A start date 3 s after a fire of an every-10-s cron, far enough ahead to be parsed before it.
+        DagSpec("first_interval", Schedule("0/10 * * * * ?", start_time=first_fire + timedelta(seconds=3))),
+        DagSpec(
+            "bounded_catchup",
+            Schedule("0/5 * * * * ?", start_time=now - timedelta(minutes=10), catchup=True, max_catchup_runs=3),
+        ),
+        DagSpec(
+            "end_date",
+            Schedule(
+                "0/5 * * * * ?",
+                start_time=now - timedelta(minutes=1),
+                end_time=ceil_to(now + timedelta(seconds=25), 5),
+            ),
+        ),
+        DagSpec(
+            "one_active_run",
+            Schedule(
+                "0/5 * * * * ?",
+                start_time=now - timedelta(minutes=1),
+                catchup=True,
+                max_catchup_runs=3,
+                max_active_runs=1,
+            ),
+            sleep_seconds=4.0,
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def shared(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory) -> Shared:
+    stack = module_stacks("shared")
+    shared = Shared(stack, tmp_path_factory.mktemp("records"), {}, {})
+    for spec in _passive_specs(utcnow()):
+        shared.write(spec)
+    return shared
+
+
+def fires(runs: list[Run]) -> list[datetime]:
+    return [run.run_after for run in runs]
+
+
+def assert_tiles(runs: list[Run], step: timedelta) -> None:
+    """Consecutive scheduled runs, one per fire, each window [previous fire, fire)."""
+    for run in runs:
+        assert run.run_type == "scheduled", run
+        assert run.data_interval_end == run.run_after, run
+        assert run.data_interval_start == run.run_after - step, run
+        assert run.logical_date == run.data_interval_start, run
+    for before, after in itertools.pairwise(runs):
+        assert after.run_after - before.run_after == step, (before, after)
+
+
+def wait_runs(stack: AirflowStack, dag_id: str, predicate: object, timeout: float, what: str) -> list[Run]:
+    assert callable(predicate)
+    return stack.wait_until(
+        lambda: (runs := stack.runs(dag_id)) and predicate(runs) and runs, timeout=timeout, what=what
+    )
+
+
+def test_first_interval_is_clamped_to_a_start_date_between_fires(shared: Shared) -> None:
+    stack, spec = shared.stack, shared.specs["first_interval"]
+    start = spec.schedule.start_time
+    first_fire = start + timedelta(seconds=7)
+    runs = wait_runs(stack, "first_interval", lambda r: len(r) >= 2, 90, "two runs of first_interval")
+    first, second = runs[0], runs[1]
+    assert (first.run_after, first.data_interval_start, first.data_interval_end, first.logical_date) == (
+        first_fire,
+        start,
+        first_fire,
+        start,
+    )
+    assert (second.run_after, second.data_interval_start, second.data_interval_end) == (
+        first_fire + TEN,
+        first_fire,
+        first_fire + TEN,
+    )
+    stack.pause("first_interval")
+
+
+def test_past_start_with_bounded_catchup_replays_exactly_the_newest_three(shared: Shared) -> None:
+    stack = shared.stack
+    written = shared.written_at["bounded_catchup"]
+    runs = wait_runs(stack, "bounded_catchup", lambda r: len(r) >= 5, 90, "five runs of bounded_catchup")
+    created = runs[0].created_at
+    assert created is not None
+    newest_of_replay = runs[2].run_after
+    # The newest due fire when the DAG was first scheduled, somewhere between writing the file and the first run.
+    assert floor_to(written, 5) <= newest_of_replay <= floor_to(created, 5), (written, created, fires(runs))
+    assert_tiles(runs, FIVE)
+    assert runs[0].run_after == newest_of_replay - 2 * FIVE
+    stack.pause("bounded_catchup")
+
+
+def test_no_run_at_or_after_end_date(shared: Shared) -> None:
+    stack, spec = shared.stack, shared.specs["end_date"]
+    end = spec.schedule.end_time
+    assert end is not None
+    # Wait two cron periods past the end: the fire at `end` and the next one would have been created by then.
+    stack.wait_until(lambda: utcnow() > end + 2 * FIVE + timedelta(seconds=2), 90, what="end_date passed")
+    runs = stack.runs("end_date")
+    assert runs, "no run at all before end_date"
+    assert_tiles(runs, FIVE)
+    assert runs[-1].run_after == end - FIVE, fires(runs)
+    written = shared.written_at["end_date"]
+    created = runs[0].created_at
+    assert created is not None
+    assert floor_to(written, 5) <= runs[0].run_after <= floor_to(created, 5)
+    stack.pause("end_date")
+
+
+def test_max_active_runs_one_never_overlaps(shared: Shared) -> None:
+    stack = shared.stack
+    runs = wait_runs(
+        stack,
+        "one_active_run",
+        lambda r: sum(run.state == "success" for run in r) >= 4,
+        120,
+        "four finished runs of one_active_run",
+    )
+    stack.pause("one_active_run")
+    finished = sorted(
+        (run for run in runs if run.start_date is not None and run.end_date is not None),
+        key=lambda run: run.start_date or run.run_after,
+    )
+    assert len(finished) >= 4
+    for before, after in itertools.pairwise(finished):
+        assert before.end_date is not None and after.start_date is not None
+        assert before.end_date <= after.start_date, (before, after)
+    assert len({run.run_after for run in runs}) == len(runs), "two runs for one fire"
+
+
+def test_pause_then_unpause_replays_only_the_newest_n(shared: Shared) -> None:
+    stack = shared.stack
+    spec = DagSpec(
+        "pause_bounded",
+        Schedule("0/5 * * * * ?", start_time=utcnow() - timedelta(minutes=1), catchup=True, max_catchup_runs=2),
+    )
+    shared.write(spec)
+    before = wait_runs(stack, "pause_bounded", lambda r: len(r) >= 3, 90, "three runs before the pause")
+    stack.pause("pause_bounded")
+    paused_at = utcnow()
+    last_before = stack.runs("pause_bounded")[-1].run_after
+    # Four or more fires pass while paused.
+    stack.wait_until(lambda: utcnow() > paused_at + timedelta(seconds=22), 60, what="the pause")
+    assert stack.runs("pause_bounded")[-1].run_after == last_before, "a run was created while paused"
+    unpaused_at = utcnow()
+    stack.unpause("pause_bounded")
+    runs = wait_runs(
+        stack,
+        "pause_bounded",
+        lambda r: r[-1].run_after >= floor_to(unpaused_at, 5) + 2 * FIVE,
+        90,
+        "runs after the unpause",
+    )
+    after = [run for run in runs if run.run_after > last_before]
+    assert_tiles(runs[: len(runs) - len(after)], FIVE)
+    first_after = after[0]
+    assert first_after.created_at is not None
+    newest = after[1].run_after
+    assert floor_to(unpaused_at, 5) <= newest <= floor_to(first_after.created_at, 5), (unpaused_at, fires(after))
+    assert first_after.run_after == newest - FIVE, fires(after)
+    assert_tiles(after, FIVE)
+    assert len(before) >= 3
+    stack.pause("pause_bounded")
+
+
+def test_pause_then_unpause_with_skip_to_date_skips_fires_before_it(shared: Shared) -> None:
+    stack = shared.stack
+    now = utcnow()
+    skip_to = ceil_to(now + timedelta(seconds=20), 5)
+    spec = DagSpec(
+        "pause_skip",
+        Schedule("0/5 * * * * ?", start_time=now - timedelta(minutes=2), catchup=True, skip_to_date=skip_to),
+    )
+    shared.write(spec)
+    stack.wait_for_dag("pause_skip")
+    stack.pause("pause_skip")
+    assert utcnow() < skip_to, "too slow to pause before skip_to_date; the scenario needs a later skip_to_date"
+    # Paused across skip_to_date and two more fires.
+    stack.wait_until(lambda: utcnow() > skip_to + 2 * FIVE + timedelta(seconds=1), 60, what="the pause")
+    assert stack.runs("pause_skip") == []
+    stack.unpause("pause_skip")
+    runs = wait_runs(stack, "pause_skip", lambda r: len(r) >= 4, 60, "four runs of pause_skip")
+    assert runs[0].run_after == skip_to, fires(runs)
+    assert_tiles(runs, FIVE)
+    stack.pause("pause_skip")
