@@ -6,7 +6,6 @@ answers every query at once.
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
@@ -87,7 +86,6 @@ def exercise(text: str) -> None:
             assert error.token is not None and error.field is not None
             assert 1 <= error.position <= len(error.expression)
         return
-    begin = time.perf_counter()
     for probe in PROBES:
         nxt = cron.next_after(probe)
         prv = cron.prev_before(probe)
@@ -97,8 +95,6 @@ def exercise(text: str) -> None:
     assert len(cron.fields()) == 7
     cron.lints(now=PROBES[1])
     assert QuartzCron(cron.expression) == cron
-    # A bound, not a timing claim: any search is a few thousand month steps at most.
-    assert time.perf_counter() - begin < 5
 
 
 @settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
