@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from hops_timetable.catchup import CatchupPolicy
 from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.validation import check_catchup_runs, check_end_after_start, check_offset
 from hops_timetable.window import format_hops_time, hops_window
 
 __all__ = ["BadInput", "ScheduleSettings", "main", "parse_time"]
@@ -90,22 +91,9 @@ def _settings(args: argparse.Namespace, now: datetime) -> ScheduleSettings:
     start = None if args.start_time is None else parse_time("--start-time", args.start_time, now)
     end = None if args.end_time is None else parse_time("--end-time", args.end_time, now)
     skip = None if args.skip_to_date is None else parse_time("--skip-to-date", args.skip_to_date, now)
-    if start is not None and end is not None and end <= start:
-        raise BadInput(
-            f"--end-time {_fmt(end)} is not after --start-time {_fmt(start)}; "
-            "the schedule could never fire (end_time is exclusive)"
-        )
-    if args.start_time_offset_seconds is not None and args.start_time_offset_seconds < 0:
-        n = args.start_time_offset_seconds
-        raise BadInput(
-            f"--start-time-offset-seconds {n} is negative; the offset is a positive number of seconds that the "
-            f"backend subtracts (HOPS_START_TIME = previous fire - offset), so write {-n}"
-        )
-    if args.max_catchup_runs is not None and args.max_catchup_runs < 1:
-        raise BadInput(
-            f"--max-catchup-runs {args.max_catchup_runs} is invalid: it must be >= 1 (or left out for no bound); "
-            "to replay nothing after an outage use --no-catchup, which runs only the newest fire"
-        )
+    check_end_after_start("--start-time", start, "--end-time", end)
+    check_offset("--start-time-offset-seconds", args.start_time_offset_seconds)
+    check_catchup_runs("--max-catchup-runs", args.max_catchup_runs)
     return ScheduleSettings(
         cron=QuartzCron(args.cron),
         start=start,

@@ -549,13 +549,13 @@ class QuartzCron:
             preset = source.lower()
             if preset in ("@once", "@continuous"):
                 raise parser.fail(
-                    f"{source} is not periodic, so it has no cron fire times",
+                    f"{source!r} is not periodic, so it has no cron fire times",
                     hint="use Airflow's own schedule for it",
                 )
             if preset not in _PRESETS:
                 raise parser.fail(
-                    f"unknown preset {source}, expected one of {', '.join(_PRESETS)}",
-                    hint="presets are not periodic unless listed",
+                    f"unknown preset {source!r}, expected one of {', '.join(_PRESETS)}",
+                    hint="or write the schedule as a cron expression",
                 )
             dialect = "preset"
             text = _PRESETS[preset]
@@ -825,6 +825,61 @@ class QuartzCron:
             return self._last_dt
         found = self._search_prev(t, inclusive)
         return None if found is None else datetime(*found, tzinfo=UTC)
+
+    def nth_before(self, dt: datetime, n: int) -> datetime | None:
+        """The ``n``-th fire strictly before ``dt`` (``n=1`` is :meth:`prev_before`); None if fewer precede it.
+
+        Every firing day fires at the same times of day, so the walk counts whole days at a time: the cost grows
+        with the number of firing days crossed, not with ``n``. This keeps a bounded catch-up after a long outage
+        as cheap as the steady state.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be a whole number >= 1, got {n!r}")
+        fire = self.prev_before(dt)
+        if fire is None or n == 1:
+            return fire
+        hours, minutes, seconds = self._hours, self._minutes, self._seconds
+        per_hour = len(minutes) * len(seconds)
+        per_day = len(hours) * per_hour
+        index = (
+            bisect_left(hours, fire.hour) * per_hour
+            + bisect_left(minutes, fire.minute) * len(seconds)
+            + bisect_left(seconds, fire.second)
+        )
+        back = n - 1
+        day = (fire.year, fire.month, fire.day)
+        if back > index:
+            back -= index + 1  # now at the last fire of the previous firing day
+            earlier = self._firing_day_before(fire.year, fire.month, fire.day, 1 + back // per_day)
+            if earlier is None:
+                return None
+            day = earlier
+            index = per_day - 1 - back % per_day
+        else:
+            index -= back
+        hour, rest = divmod(index, per_hour)
+        minute, second = divmod(rest, len(seconds))
+        return datetime(*day, hours[hour], minutes[minute], seconds[second], tzinfo=UTC)
+
+    def _firing_day_before(self, y: int, mo: int, d: int, count: int) -> tuple[int, int, int] | None:
+        """The ``count``-th firing day strictly before day ``d`` of ``y``-``mo``."""
+        years, months = self._years, self._months
+        while True:
+            if y in self._yset and mo in self._mset:
+                days = self._days(y, mo)
+                k = bisect_left(days, d)  # firing days of this month before d
+                if count <= k:
+                    return (y, mo, days[k - count])
+                count -= k
+            j = bisect_left(months, mo) - 1
+            if j >= 0 and y in self._yset:
+                mo = months[j]
+            else:
+                yi = bisect_left(years, y) - 1
+                if yi < 0:
+                    return None
+                y, mo = years[yi], months[-1]
+            d = 32
 
     def matches(self, dt: datetime) -> bool:
         """Whether ``dt`` (aware in any zone, or naive = UTC) is exactly a fire time."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from hops_timetable.timetable import HopsworksTimetable, check_utc_datetime
+from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.validation import check_end_after_start, check_utc_datetime
 
 __all__ = ["hops_schedule"]
 
@@ -35,11 +36,7 @@ def hops_schedule(
     """
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
-    if start is not None and end is not None and end <= start:
-        raise ValueError(
-            f"end_time={end.isoformat()} is not after start_time={start.isoformat()}; "
-            "the schedule could never fire (end_time is exclusive)"
-        )
+    check_end_after_start("start_time", start, "end_time", end)
     if not isinstance(catchup, bool):
         raise TypeError(f"catchup must be True or False, got {catchup!r}")
     if isinstance(max_active_runs, bool) or not isinstance(max_active_runs, int) or max_active_runs < 1:

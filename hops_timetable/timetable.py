@@ -31,6 +31,7 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 
 from hops_timetable.catchup import CatchupPolicy, Run
 from hops_timetable.cron import QuartzCron
+from hops_timetable.validation import check_catchup_runs, check_offset, check_utc_datetime
 from hops_timetable.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
@@ -57,57 +58,6 @@ def _pendulum(value: datetime) -> pendulum.DateTime:
     return pendulum.DateTime(
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, tzinfo=_UTC
     )
-
-
-def _check_offset(name: str, value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number of seconds or None, got {value!r} ({type(value).__name__})")
-    if value < 0:
-        raise ValueError(
-            f"{name}={value} is negative; the offset is a positive number of seconds that the backend subtracts "
-            f"(HOPS_START_TIME = previous fire - {name}), so write {name}={-value}"
-        )
-    return value
-
-
-def _check_catchup_runs(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"max_catchup_runs must be a whole number >= 1 or None, got {value!r}")
-    if value < 1:
-        raise ValueError(
-            f"max_catchup_runs={value} is invalid: it must be >= 1 (or None for no bound); "
-            "to replay nothing after an outage use catchup=False, which runs only the newest fire"
-        )
-    return value
-
-
-def check_utc_datetime(name: str, value: object) -> datetime | None:
-    """Validate a date argument: ``None`` or an aware datetime, returned in UTC.
-
-    Naive datetimes are refused: schedules are evaluated in UTC and a naive value is a likely mistake.
-    """
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        raise TypeError(
-            f"{name} must be a timezone-aware datetime or None, got {value!r} ({type(value).__name__}); "
-            f"for example datetime(2026, 1, 1, tzinfo=timezone.utc)"
-        )
-    try:
-        offset = value.utcoffset()
-    except Exception as exc:
-        raise ValueError(f"{name}={value!r} cannot be converted to UTC: {exc}") from exc
-    if offset is None:
-        raise ValueError(
-            f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: "
-            f"pass {name}=datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, "
-            f"tzinfo=timezone.utc)"
-        )
-    return value.astimezone(timezone.utc)
 
 
 class HopsworksTimetable(Timetable):
@@ -140,9 +90,9 @@ class HopsworksTimetable(Timetable):
                 "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
             )
         self._cron = QuartzCron(cron_expression)
-        self.start_time_offset_seconds = _check_offset("start_time_offset_seconds", start_time_offset_seconds)
-        self.end_time_offset_seconds = _check_offset("end_time_offset_seconds", end_time_offset_seconds)
-        self.max_catchup_runs = _check_catchup_runs(max_catchup_runs)
+        self.start_time_offset_seconds = check_offset("start_time_offset_seconds", start_time_offset_seconds)
+        self.end_time_offset_seconds = check_offset("end_time_offset_seconds", end_time_offset_seconds)
+        self.max_catchup_runs = check_catchup_runs("max_catchup_runs", max_catchup_runs)
         self.skip_to_date = check_utc_datetime("skip_to_date", skip_to_date)
         if self.end_time_offset_seconds is not None:
             warnings.warn(
@@ -249,8 +199,8 @@ class HopsworksTimetable(Timetable):
         """Check the invariants again; a timetable built through ``__init__`` always passes."""
         try:
             QuartzCron(self._cron.source)
-            _check_offset("start_time_offset_seconds", self.start_time_offset_seconds)
-            _check_catchup_runs(self.max_catchup_runs)
+            check_offset("start_time_offset_seconds", self.start_time_offset_seconds)
+            check_catchup_runs("max_catchup_runs", self.max_catchup_runs)
             check_utc_datetime("skip_to_date", self.skip_to_date)
         except (TypeError, ValueError) as exc:
             raise AirflowTimetableInvalid(str(exc)) from exc

@@ -224,8 +224,8 @@ def test_preview_without_catchup_starts_at_the_newest_due_fire(capsys: pytest.Ca
     [
         (["--start-time", "2026-01-01"], "--cron is required"),
         (["--cron", "@daily", "--start-time", "yesterday"], "--start-time 'yesterday' is not a time"),
-        (["--cron", "@daily", "--max-catchup-runs", "0"], "--max-catchup-runs 0 is invalid"),
-        (["--cron", "@daily", "--start-time-offset-seconds", "-60"], "so write 60"),
+        (["--cron", "@daily", "--max-catchup-runs", "0"], "--max-catchup-runs=0 is invalid"),
+        (["--cron", "@daily", "--start-time-offset-seconds", "-60"], "so write --start-time-offset-seconds=60"),
         (["--cron", "@daily", "--start-time", "2026-02-01", "--end-time", "2026-01-01"], "is not after --start-time"),
         (["--cron", "@daily", "-n", "x"], "invalid int value: 'x'"),
         (["--cron", "@daily", "--dag-file", "nowhere.py"], "--dag-file needs --dag-id"),

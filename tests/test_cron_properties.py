@@ -352,3 +352,35 @@ def test_quartz_spelling_of_a_five_field_expression_is_equivalent(expression: st
     assert quartz.dialect == "quartz"
     assert quartz.next_after(t) == cron.next_after(t)
     assert quartz.prev_before(t) == cron.prev_before(t)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    expr=st.sampled_from(
+        [
+            "0 0 * ? * * *",
+            "0 * * ? * *",
+            "0/30 * * * * ?",
+            "0 0 9,17 * * ?",
+            "0 30 6 ? * MON-FRI",
+            "0 0 0 L * ?",
+            "0 15 10 ? * 6#3",
+            "0 0 12 1W * ?",
+            "0 0 0 29 2 ? 2024-2036",
+            "*/7 */13 */5 ? * SUN,WED",
+        ]
+    ),
+    moment=st.datetimes(
+        min_value=datetime(1969, 6, 1), max_value=datetime(2100, 6, 1), timezones=st.just(timezone.utc)
+    ),
+    n=st.integers(min_value=1, max_value=80),
+)
+def test_nth_before_equals_n_steps_of_prev_before(expr: str, moment: datetime, n: int) -> None:
+    cron = QuartzCron(expr)
+    expected: datetime | None = moment
+    for _ in range(n):
+        assert expected is not None
+        expected = cron.prev_before(expected)
+        if expected is None:
+            break
+    assert cron.nth_before(moment, n) == expected
