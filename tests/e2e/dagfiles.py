@@ -116,7 +116,12 @@ def record(sleep_seconds, **context):
 
 
 with DAG(dag_id={dag_id!r}, is_paused_upon_creation={paused!r}, **hops_schedule({schedule})):
-    HopsPythonOperator(task_id="python", python_callable=record, op_kwargs={{"sleep_seconds": {sleep!r}}})
+    HopsPythonOperator(
+        task_id="python",
+        python_callable=record,
+        op_kwargs={{"sleep_seconds": {sleep!r}}},
+        legacy_args="start_time",
+    )
     HopsBashOperator(
         task_id="bash",
         bash_command={bash!r},

@@ -30,7 +30,14 @@ from typing import Any, Protocol, TypeVar
 
 import psutil
 
-COMPONENTS = ("api-server", "scheduler", "dag-processor")
+COMPONENTS = ("api-server", "control-api", "scheduler", "dag-processor")
+"""``control-api`` is a second api-server, serving only the public REST API, that the tests alone call.
+
+Airflow's audit log of REST calls commits through a blocking SQLite session inside an ``async`` dependency, which
+stalls the api-server's event loop until SQLite's busy timeout when another request of the same process holds
+the write lock. Keeping the tests' calls off the api-server that serves the tasks' execution API keeps such a
+stall from ever reaching a task.
+"""
 
 T = TypeVar("T")
 
@@ -66,7 +73,7 @@ def airflow_env(home: Path, *, extra: Mapping[str, str] | None = None) -> dict[s
             "AIRFLOW_HOME": str(home),
             # SQLite allows one writer at a time; five components write, so wait for the lock longer than the
             # driver's default 5 s before giving up with "database is locked".
-            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=15",
             "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
             # Python buffers a child's output when it is a file; the logs must be complete when a test fails.
@@ -140,7 +147,9 @@ class AirflowStack:
         self.home = home
         self.dags_folder = dags_folder
         self.api_port = free_port()
+        self.control_port = free_port()
         self.base_url = f"http://127.0.0.1:{self.api_port}"
+        self.control_url = f"http://127.0.0.1:{self.control_port}"
         self.db_path = home / "airflow.db"
         self._components: dict[str, _Component] = {}
         self._log_generation: dict[str, int] = {}
@@ -207,7 +216,7 @@ class AirflowStack:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "airflow", name],
+                [sys.executable, "-m", "airflow", *self._command(name)],
                 env=self.env,
                 cwd=self.home,
                 stdout=out,
@@ -216,6 +225,13 @@ class AirflowStack:
                 start_new_session=True,
             )
         self._components[name] = _Component(name, process, log, utcnow())
+
+    def _command(self, name: str) -> list[str]:
+        if name == "api-server":
+            return ["api-server", "--apps", "all", "--port", str(self.api_port)]
+        if name == "control-api":
+            return ["api-server", "--apps", "core", "--port", str(self.control_port)]
+        return [name]
 
     def stop_component(self, name: str, grace: float = 20.0) -> None:
         """Stop one component gracefully (SIGTERM), then SIGKILL what is left of it; a no-op if it is not running."""
@@ -277,7 +293,10 @@ class AirflowStack:
         def healthy() -> bool:
             self._check_alive(tuple(running))
             try:
-                health = self.api("GET", "/api/v2/monitor/health")
+                if "api-server" in running:
+                    with urllib.request.urlopen(f"{self.base_url}/api/v2/monitor/health", timeout=10):
+                        pass
+                health = self.api("GET", "/api/v2/monitor/health", retries=0)
             except (OSError, StackError):
                 return False
             if health.get("metadatabase", {}).get("status") != "healthy":
@@ -374,9 +393,9 @@ class AirflowStack:
     # -- control through the REST API --------------------------------------------------------------------------
 
     def api(self, method: str, path: str, body: Any = None, timeout: float = 90.0, retries: int = 3) -> Any:
-        """Call the api-server's REST API; raises :class:`StackError` with the response body on an HTTP error."""
+        """Call the REST API (of ``control-api``); raises :class:`StackError` with the response body on an HTTP error."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        request = urllib.request.Request(self.control_url + path, data=data, method=method)
         request.add_header("Accept", "application/json")
         if data is not None:
             request.add_header("Content-Type", "application/json")

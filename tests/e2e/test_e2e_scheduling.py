@@ -11,10 +11,13 @@ import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from dagfiles import DagSpec, Schedule, write_dag
+from dagfiles import DagSpec, Schedule, records, write_dag
 from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, utcnow
+
+from hops_timetable import HopsworksTimetable
 
 pytestmark = pytest.mark.e2e
 
@@ -63,6 +66,11 @@ def _passive_specs(now: datetime) -> list[DagSpec]:
                 max_active_runs=1,
             ),
             sleep_seconds=4.0,
+        ),
+        DagSpec(
+            "hops_env",
+            Schedule("0/10 * * * * ?", start_time=now - timedelta(minutes=1), start_time_offset_seconds=3600),
+            tasks="hops",
         ),
     ]
 
@@ -225,3 +233,51 @@ def test_pause_then_unpause_with_skip_to_date_skips_fires_before_it(shared: Shar
     assert runs[0].run_after == skip_to, fires(runs)
     assert_tiles(runs, FIVE)
     stack.pause("pause_skip")
+
+
+def test_hops_values_and_legacy_argument_reach_the_tasks(shared: Shared) -> None:
+    stack, out = shared.stack, shared.out_dir
+    timetable = HopsworksTimetable("0/10 * * * * ?", start_time_offset_seconds=3600)
+    stack.wait_for_dag("hops_env")
+    bare = stack.trigger("hops_env")["dag_run_id"]
+    window = {"start_time": "2026-01-01T09:00:00Z", "end_time": "2026-01-01T10:00:00Z"}
+    with_window = stack.trigger("hops_env", {"hops_window": window})["dag_run_id"]
+
+    def recorded() -> tuple[list[Run], dict[str, dict[str, Any]], dict[str, dict[str, Any]]] | None:
+        runs = stack.runs("hops_env")
+        python, bash = records(out, "hops_env", "python"), records(out, "hops_env", "bash")
+        scheduled = [run for run in runs if run.run_type == "scheduled" and run.run_id in python.keys() & bash]
+        if len(scheduled) >= 2 and {bare, with_window} <= python.keys() & bash.keys():
+            return scheduled, python, bash
+        return None
+
+    scheduled, python, bash = stack.wait_until(recorded, 120, what="records of 2 scheduled and 2 manual runs")
+    stack.pause("hops_env")
+    for run in scheduled:
+        assert run.data_interval_start is not None and run.data_interval_end is not None
+        expected = timetable.hops_window((run.data_interval_start, run.data_interval_end)).as_env()
+        # Independently of the library: the window is the data interval moved one hour earlier.
+        hour = timedelta(hours=1)
+        assert expected == {
+            "HOPS_START_TIME": (run.data_interval_start - hour).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "HOPS_END_TIME": (run.data_interval_end - hour).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "HOPS_LOGICAL_DATE": run.data_interval_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        assert python[run.run_id]["env"] == expected, run
+        assert bash[run.run_id]["env"] == expected, run
+        assert python[run.run_id]["argv"] == ["-start_time", expected["HOPS_LOGICAL_DATE"]]
+        assert bash[run.run_id]["argv"] == ["--table", "events", "-start_time", expected["HOPS_LOGICAL_DATE"]]
+
+    manual = {run.run_id: run for run in stack.runs("hops_env") if run.run_type == "manual"}
+    assert manual[bare].logical_date is None
+    assert python[bare]["env"] == {} and bash[bare]["env"] == {}
+    assert python[bare]["argv"] == [] and bash[bare]["argv"] == ["--table", "events"]
+
+    given = {
+        "HOPS_START_TIME": "2026-01-01T09:00:00Z",
+        "HOPS_END_TIME": "2026-01-01T10:00:00Z",
+        "HOPS_LOGICAL_DATE": "2026-01-01T09:00:00Z",
+    }
+    assert python[with_window]["env"] == given and bash[with_window]["env"] == given
+    assert python[with_window]["argv"] == ["-start_time", "2026-01-01T09:00:00Z"]
+    assert bash[with_window]["argv"] == ["--table", "events", "-start_time", "2026-01-01T09:00:00Z"]
