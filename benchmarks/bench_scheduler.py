@@ -110,7 +110,7 @@ def steady_state(quick: bool) -> list[Row]:
         previous = ours.cron.prev_before(fire)
         assert previous is not None
         start = now - timedelta(days=400)
-        kwargs = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
+        kwargs: dict[str, Any] = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
         ours_ns = measure(_steady_state_call(ours, fire, previous, start), **kwargs)
         interval_ns = measure(
             _steady_state_call(CronDataIntervalTimetable(unix, timezone="UTC"), fire, previous, start), **kwargs
@@ -145,7 +145,7 @@ def outages(quick: bool) -> list[Row]:
     """The same call after outages: the cost must not grow with the outage (O(max_catchup_runs) cron steps)."""
     rows = []
     now = datetime.now(UTC)
-    kwargs = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
+    kwargs: dict[str, Any] = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
     settings = [("catchup=False", False, None), ("max_catchup_runs=24", True, 24), ("unbounded catch-up", True, None)]
     for cron_name, quartz in [("per-minute", "0 * * ? * *"), ("hourly", "0 0 * ? * *")]:
         for label, catchup, bound in settings:
@@ -192,7 +192,7 @@ def outages(quick: bool) -> list[Row]:
 
 def construction(quick: bool) -> list[Row]:
     """Building, serializing and deserializing the timetable: done on every DAG parse."""
-    kwargs = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
+    kwargs: dict[str, Any] = {"repeats": 3 if quick else 7, "min_time": 0.02 if quick else 0.05}
     quartz = "0 0 * ? * *"
     ours = HopsworksTimetable(quartz, start_time_offset_seconds=3600, max_catchup_runs=24)
     theirs = CronDataIntervalTimetable("0 * * * *", timezone="UTC")
