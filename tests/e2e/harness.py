@@ -393,7 +393,7 @@ class AirflowStack:
     # -- control through the REST API --------------------------------------------------------------------------
 
     def api(self, method: str, path: str, body: Any = None, timeout: float = 90.0, retries: int = 3) -> Any:
-        """Call the REST API (of ``control-api``); raises :class:`StackError` with the response body on an HTTP error."""
+        """Call the REST API of ``control-api``; an HTTP error raises :class:`StackError` with the response body."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.control_url + path, data=data, method=method)
         request.add_header("Accept", "application/json")

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from dagfiles import DagSpec, Schedule, records, write_dag
+from expect import assert_tiles, fires, wait_runs
 from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, utcnow
 
 from hops_timetable import HopsworksTimetable
@@ -82,28 +83,6 @@ def shared(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory
     for spec in _passive_specs(utcnow()):
         shared.write(spec)
     return shared
-
-
-def fires(runs: list[Run]) -> list[datetime]:
-    return [run.run_after for run in runs]
-
-
-def assert_tiles(runs: list[Run], step: timedelta) -> None:
-    """Consecutive scheduled runs, one per fire, each window [previous fire, fire)."""
-    for run in runs:
-        assert run.run_type == "scheduled", run
-        assert run.data_interval_end == run.run_after, run
-        assert run.data_interval_start == run.run_after - step, run
-        assert run.logical_date == run.data_interval_start, run
-    for before, after in itertools.pairwise(runs):
-        assert after.run_after - before.run_after == step, (before, after)
-
-
-def wait_runs(stack: AirflowStack, dag_id: str, predicate: object, timeout: float, what: str) -> list[Run]:
-    assert callable(predicate)
-    return stack.wait_until(
-        lambda: (runs := stack.runs(dag_id)) and predicate(runs) and runs, timeout=timeout, what=what
-    )
 
 
 def test_first_interval_is_clamped_to_a_start_date_between_fires(shared: Shared) -> None:

@@ -1,0 +1,38 @@
+# Shared set-up of scripts/test and scripts/run-airflow; sourced, never run on its own.
+# After it: the working directory is the repository root and .venv holds the locked environment (uv.lock),
+# with this package installed in editable mode so that Airflow finds its plugin through the entry point.
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO_ROOT"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf '\033[31mERROR: %s\033[0m\n' "$*" >&2; exit 1; }
+
+ensure_python() {
+    command -v python3 >/dev/null 2>&1 || die "python3 not found; install Python >= 3.10 first"
+    python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+        || die "python3 is $(python3 -V 2>&1); this project needs Python >= 3.10"
+}
+
+ensure_uv() {
+    # uv installed by `pip install --user` lands in the user's script directory, often not on PATH yet.
+    local user_bin
+    user_bin="$(python3 -c 'import site, os; print(os.path.join(site.getuserbase(), "bin"))')"
+    export PATH="$PATH:$user_bin"
+    command -v uv >/dev/null 2>&1 && return 0
+    say "installing uv (python3 -m pip install --user uv)"
+    python3 -m pip install --quiet --user uv \
+        || python3 -m pip install --quiet --user --break-system-packages uv \
+        || pip install --quiet uv \
+        || die "could not install uv; install it yourself (https://docs.astral.sh/uv/) and rerun"
+    command -v uv >/dev/null 2>&1 || die "uv was installed but is not on PATH (looked in $user_bin)"
+}
+
+sync_environment() {
+    ensure_python
+    ensure_uv
+    say "uv sync --frozen (creates or updates .venv from uv.lock)"
+    # Only the package registries are reachable: use the machine's Python instead of downloading one.
+    UV_PYTHON_DOWNLOADS="${UV_PYTHON_DOWNLOADS:-never}" uv sync --frozen --python "${UV_PYTHON:-python3}" \
+        || die "uv sync --frozen failed"
+}
