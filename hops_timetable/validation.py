@@ -12,6 +12,9 @@ from datetime import datetime, timezone
 
 __all__ = ["check_catchup_runs", "check_end_after_start", "check_offset", "check_utc_datetime"]
 
+_EARLIEST = datetime(1, 1, 2, tzinfo=timezone.utc)
+_LATEST = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
+
 
 def check_offset(name: str, value: object) -> int | None:
     """A start-time offset: ``None`` or whole seconds >= 0."""
@@ -62,7 +65,17 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
             f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: pass "
             f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, tzinfo=timezone.utc)"
         )
-    return value.astimezone(timezone.utc)
+    try:
+        result = value.astimezone(timezone.utc)
+    except OverflowError:
+        result = None
+    # A day of margin: the scheduler steps a microsecond around these dates, which must not overflow mid-schedule.
+    if result is None or not _EARLIEST <= result <= _LATEST:
+        raise ValueError(
+            f"{name}={value.isoformat()} is out of range; it must lie between {_EARLIEST.isoformat()} and "
+            f"{_LATEST.isoformat()} once converted to UTC"
+        )
+    return result
 
 
 def check_end_after_start(start_name: str, start: datetime | None, end_name: str, end: datetime | None) -> None:
