@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from harness import AirflowStack, Run
 
@@ -35,3 +38,35 @@ def wait_runs(
         return runs if runs and predicate(runs) else None
 
     return stack.wait_until(satisfied, timeout=timeout, what=what)
+
+
+def report(name: str, **payload: object) -> None:
+    """Save a scenario's observed runs as ``$E2E_REPORT_DIR/<name>.json`` when that variable is set.
+
+    ``scripts/e2e_report.py`` turns these files into the run lists of ``docs/e2e.md``.
+    """
+    folder = os.environ.get("E2E_REPORT_DIR")
+    if not folder:
+        return
+    path = Path(folder) / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2, default=_json_default))
+
+
+def run_rows(runs: list[Run]) -> list[dict[str, object]]:
+    """The report form of runs: fire, data interval and when Airflow created the row."""
+    return [
+        {
+            "fire": run.run_after,
+            "start": run.data_interval_start,
+            "end": run.data_interval_end,
+            "created_at": run.created_at,
+        }
+        for run in runs
+    ]
+
+
+def _json_default(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot report {value!r}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from dagfiles import DagSpec, Schedule, write_dag
-from expect import assert_tiles, fires, wait_runs
+from expect import assert_tiles, fires, report, run_rows, wait_runs
 from harness import StackFactory, floor_to, utc, utcnow
 
 pytestmark = pytest.mark.e2e
@@ -61,6 +61,14 @@ def test_catchup_false_after_an_outage_makes_one_run_for_the_newest_fire(stacks:
     assert first.run_after - before[-1].run_after >= 4 * FIVE, "the outage did not skip a fire"
     assert_tiles(after, FIVE)
     assert_tiles(before, FIVE)
+    report(
+        "outage",
+        cron=spec.schedule.cron_expression,
+        start_date=spec.schedule.start_time,
+        catchup=False,
+        events={"stopped": stopped_at, "restarted": restarted_at, "stored_next_run": stale},
+        runs=run_rows(runs),
+    )
 
 
 def test_scheduler_killed_mid_catchup_leaves_no_duplicate_and_no_gap_within_the_bound(

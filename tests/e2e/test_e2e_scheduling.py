@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from dagfiles import DagSpec, Schedule, records, write_dag
-from expect import assert_tiles, fires, wait_runs
+from expect import assert_tiles, fires, report, run_rows, wait_runs
 from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, utcnow
 
 from hops_timetable import HopsworksTimetable
@@ -102,6 +102,14 @@ def test_first_interval_is_clamped_to_a_start_date_between_fires(shared: Shared)
         first_fire,
         first_fire + TEN,
     )
+    report(
+        "first_interval",
+        cron=spec.schedule.cron_expression,
+        start_date=start,
+        catchup=False,
+        events={"dag_file_written": shared.written_at["first_interval"]},
+        runs=run_rows(runs[:2]),
+    )
     stack.pause("first_interval")
 
 
@@ -116,6 +124,16 @@ def test_past_start_with_bounded_catchup_replays_exactly_the_newest_three(shared
     assert floor_to(written, 5) <= newest_of_replay <= floor_to(created, 5), (written, created, fires(runs))
     assert_tiles(runs, FIVE)
     assert runs[0].run_after == newest_of_replay - 2 * FIVE
+    spec = shared.specs["bounded_catchup"]
+    report(
+        "bounded_catchup",
+        cron=spec.schedule.cron_expression,
+        start_date=spec.schedule.start_time,
+        catchup=True,
+        max_catchup_runs=spec.schedule.max_catchup_runs,
+        events={"dag_file_written": written},
+        runs=run_rows(runs[:5]),
+    )
     stack.pause("bounded_catchup")
 
 
