@@ -21,7 +21,10 @@ ensure_uv() {
     export PATH="$PATH:$user_bin"
     command -v uv >/dev/null 2>&1 && return 0
     say "installing uv (python3 -m pip install --user uv)"
-    python3 -m pip install --quiet --user uv \
+    # A distribution's Python (PEP 668) refuses even --user installs without --break-system-packages, which for a
+    # --user install only means "outside a virtualenv"; the first attempt stays quiet so that its refusal does not
+    # read like a failure.
+    python3 -m pip install --quiet --user uv 2>/dev/null \
         || python3 -m pip install --quiet --user --break-system-packages uv \
         || pip install --quiet uv \
         || die "could not install uv; install it yourself (https://docs.astral.sh/uv/) and rerun"
