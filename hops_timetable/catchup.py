@@ -8,7 +8,8 @@ CLI and the outage simulator. With S = start, E = end, K = skip_to and N = max_c
   fires lie in ``(L, now]``, the run is the N-th newest of them and the older ones are dropped. ``N = None`` means
   unbounded; ``catchup=False`` is ``N = 1``. The same holds before the first run, counting from S.
 * With no start and no previous run, nothing before the present is replayed: the first run is the first fire after now.
-* The run of fire F covers ``[max(previous fire, S), F)``: the first interval is clamped to the start.
+* The run of fire F covers ``[max(previous fire, S), F)``: the first interval is clamped to the start. After a
+  schedule edit it also never starts before L, so that intervals never overlap and logical dates stay unique.
 
 Every answer costs a few cron steps, never a walk over the missed fires, so a per-minute schedule a year behind
 answers as fast as one an hour behind. Pure: no Airflow import.
@@ -139,9 +140,20 @@ class CatchupPolicy:
         return Run(fire=fire, interval_start=self.interval_start(fire))
 
     def next_run(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """:meth:`next_fire` with its data interval."""
+        """:meth:`next_fire` with its data interval, which never starts before *last_fire*.
+
+        Only after a schedule edit can the previous fire lie before the last run's fire (hourly to daily: the last
+        run fired at 10:00, the daily interval would start at 00:00). Its interval then starts at the last run's
+        fire instead, so intervals never overlap and every logical date stays unique: Airflow refuses a second run
+        with the same logical date and, asking the timetable again from the older run, would never move on.
+        """
         fire = self.next_fire(last_fire, now, catchup=catchup)
-        return None if fire is None else self.run(fire)
+        if fire is None:
+            return None
+        run = self.run(fire)
+        if last_fire is not None and run.interval_start < last_fire < fire:
+            return Run(fire=fire, interval_start=last_fire)
+        return run
 
     def manual_run(self, run_after: datetime) -> Run:
         """The run a manual trigger at *run_after* is attributed to: that of the newest fire at or before it.

@@ -8,6 +8,8 @@ Contract, for a DAG with start_date S, end_date E and catchup C:
 
 * Each run belongs to a cron fire F: ``run_after = F`` and ``data_interval = [max(previous fire, S), F)``, so Airflow's
   ``logical_date`` is Hopsworks' ``HOPS_LOGICAL_DATE``.
+* After a schedule edit, an interval never starts before the last run's fire: logical dates stay unique, which
+  Airflow needs to move on (a coarser cron would otherwise repeat an older run's logical date and stall the DAG).
 * Fires at or before S, at or after E, or before ``skip_to_date`` never become runs.
 * After an outage, at most ``max_catchup_runs`` runs are made (one with ``catchup=False``): the newest ones.
 * ``start_time_offset_seconds`` shifts the HOPS window (:meth:`HopsworksTimetable.hops_window`), never the Airflow

@@ -422,6 +422,8 @@ def check_answer(
     assert timetable.cron.matches(run_after)
     if last is not None:
         assert run_after > last, ("not after the previous run", run_after, last)
+        # Intervals never overlap the previous run's, so logical dates stay unique (Airflow's unique key).
+        assert start >= last, ("interval starts before the previous run's fire", start, last)
     if earliest is not None:
         assert start >= earliest, ("interval starts before start_date", start, earliest)
         assert run_after > earliest
