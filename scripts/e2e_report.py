@@ -1,4 +1,4 @@
-"""Render the run lists of ``docs/e2e.md``: what our timetable made in the end-to-end suite, next to what Airflow's
+"""Render the README's observed run lists: what our timetable made in the end-to-end suite, next to what Airflow's
 built-in ``CronDataIntervalTimetable`` and ``CronTriggerTimetable`` make on the same cron in the same situation.
 
 Usage::

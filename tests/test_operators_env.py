@@ -254,6 +254,7 @@ def test_a_leftover_injection_is_undone_by_the_next_one(clean_hops_environ: None
 
 def test_inject_merges_into_a_kubernetes_env_var_list(clean_hops_environ: None) -> None:
     from kubernetes.client import models as k8s
+
     dag = hops_dag()
     task = dag.task_dict["t"]
     task.env_vars = [k8s.V1EnvVar(name="KEEP", value="1"), k8s.V1EnvVar(name="HOPS_START_TIME", value="author")]

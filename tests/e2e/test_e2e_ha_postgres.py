@@ -157,7 +157,7 @@ class PostgresStack(AirflowStack):
 
 @dataclass
 class HaReport:
-    """The numbers of one run of the scenario, as docs/ha.md reports them."""
+    """The numbers of one run of the scenario, as the README reports them."""
 
     fires: int
     runs: int
