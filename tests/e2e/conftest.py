@@ -33,11 +33,10 @@ def _factory(tmp_path_factory: pytest.TempPathFactory, template: Path, owned: li
     return make
 
 
-@pytest.fixture(scope="module")
-def module_stacks(
+def _owned_stacks(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, template_database: Path
 ) -> Iterator[StackFactory]:
-    """Start stacks shared by the tests of one module; all of them are stopped when the module ends."""
+    """A stack factory whose stacks are all stopped when the fixture ends, and shown in the report of a failure."""
     owned: list[AirflowStack] = []
     request.node.stash[_STACKS_KEY] = owned
     try:
@@ -45,6 +44,14 @@ def module_stacks(
     finally:
         for stack in owned:
             stack.stop()
+
+
+@pytest.fixture(scope="module")
+def module_stacks(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, template_database: Path
+) -> Iterator[StackFactory]:
+    """Start stacks shared by the tests of one module; all of them are stopped when the module ends."""
+    yield from _owned_stacks(request, tmp_path_factory, template_database)
 
 
 @pytest.fixture
@@ -52,13 +59,7 @@ def stacks(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, template_database: Path
 ) -> Iterator[StackFactory]:
     """Start stacks for one test only (for scenarios that stop or kill components)."""
-    owned: list[AirflowStack] = []
-    request.node.stash[_STACKS_KEY] = owned
-    try:
-        yield _factory(tmp_path_factory, template_database, owned)
-    finally:
-        for stack in owned:
-            stack.stop()
+    yield from _owned_stacks(request, tmp_path_factory, template_database)
 
 
 def _stacks_of(item: pytest.Item) -> list[AirflowStack]:

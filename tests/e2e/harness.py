@@ -84,14 +84,14 @@ def airflow_env(home: Path, *, extra: Mapping[str, str] | None = None) -> dict[s
     return env
 
 
-def migrate_database(home: Path) -> Path:
-    """Create an Airflow home with a freshly migrated SQLite metadata database; returns the database file."""
+def run_migrate(home: Path, env: Mapping[str, str]) -> None:
+    """``airflow db migrate`` with *env*, its output kept in ``home/migrate.log`` and shown when it fails."""
     home.mkdir(parents=True, exist_ok=True)
     log = home / "migrate.log"
     with log.open("wb") as out:
         result = subprocess.run(
             [sys.executable, "-m", "airflow", "db", "migrate"],
-            env=airflow_env(home),
+            env=dict(env),
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -100,6 +100,11 @@ def migrate_database(home: Path) -> Path:
         )
     if result.returncode != 0:
         raise StackError(f"airflow db migrate failed ({result.returncode}):\n{log.read_text()[-4000:]}")
+
+
+def migrate_database(home: Path) -> Path:
+    """Create an Airflow home with a freshly migrated SQLite metadata database; returns the database file."""
+    run_migrate(home, airflow_env(home))
     return home / "airflow.db"
 
 

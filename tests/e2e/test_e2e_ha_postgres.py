@@ -16,8 +16,6 @@ import itertools
 import json
 import os
 import signal
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
@@ -27,7 +25,7 @@ from typing import Any
 
 import pytest
 from dagfiles import DagSpec, Schedule, write_dag
-from harness import AirflowStack, Run, StackError, StackFactory, ceil_to, floor_to, utcnow
+from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, run_migrate, utcnow
 
 pytestmark = pytest.mark.e2e
 
@@ -98,20 +96,7 @@ class PostgresStack(AirflowStack):
         self.scheduler_jobs: dict[str, int] = {}
 
     def migrate(self) -> None:
-        log = self.home / "migrate.log"
-        self.home.mkdir(parents=True, exist_ok=True)
-        with log.open("wb") as out:
-            result = subprocess.run(
-                [sys.executable, "-m", "airflow", "db", "migrate"],
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                check=False,
-                timeout=300,
-            )
-        if result.returncode != 0:
-            raise StackError(f"airflow db migrate failed ({result.returncode}):\n{log.read_text()[-4000:]}")
+        run_migrate(self.home, self.env)
 
     def start_scheduler(self, name: str, timeout: float = 90.0) -> int:
         """Start one more ``airflow scheduler`` as component *name*; returns its job id once it heartbeats."""
