@@ -5,7 +5,7 @@ Airflow keeps ``UNIQUE(dag_id, logical_date)`` on ``dag_run`` and has the schedu
 that is enough: every cron fire in the catch-up bound gets exactly one run, whichever scheduler creates it, and
 the runs' windows tile, also across a SIGKILL of one scheduler.
 
-Needs ``HOPS_TEST_POSTGRES_URL`` (``scripts/start-postgres`` prints one); each run uses a database of its own.
+Needs ``E2E_POSTGRES_URL`` (``scripts/start-postgres`` prints one); each run uses a database of its own.
 Also here, on the SQLite stack: a DAG whose cron is rewritten while the scheduler runs keeps being scheduled.
 """
 
@@ -29,7 +29,7 @@ from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, run_migr
 
 pytestmark = pytest.mark.e2e
 
-POSTGRES_URL = os.environ.get("HOPS_TEST_POSTGRES_URL", "")
+POSTGRES_URL = os.environ.get("E2E_POSTGRES_URL", "")
 FIVE = timedelta(seconds=5)
 BOUND = 3
 SCHEDULERS = ("scheduler-a", "scheduler-b")
@@ -199,7 +199,7 @@ def check_runs(runs: list[Run], step: timedelta, bound: int, cut: datetime) -> t
 @pytest.fixture
 def postgres_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresStack]:
     if not POSTGRES_URL:
-        pytest.skip("HOPS_TEST_POSTGRES_URL is not set: run scripts/start-postgres and export the URL it prints")
+        pytest.skip("E2E_POSTGRES_URL is not set: run scripts/start-postgres and export the URL it prints")
     # Airflow 3 opens an async engine next to the sync one; for PostgreSQL it needs the asyncpg driver.
     pytest.importorskip("asyncpg", reason="Airflow 3 on PostgreSQL needs the asyncpg driver: install asyncpg")
     with fresh_database(POSTGRES_URL) as url:
