@@ -8,8 +8,9 @@ Airflow's inclusive end date, a different data interval, or the HOPS window offs
 
 Airflow's built-ins read the clock themselves (``airflow.timetables.interval.utcnow`` and
 ``airflow.timetables.trigger.utcnow``) when picking the catchup=False run and the first run without a start. For a
-``--now`` given on the command line those two module attributes are replaced by a frozen clock inside
-:func:`_frozen_clock`, for the duration of the comparison only, and put back afterwards; nothing else is patched.
+``--now`` given on the command line those two module attributes are replaced by a frozen clock
+(:func:`hops_timetable._compat.frozen_builtin_clock`), for the duration of the comparison only, and put back
+afterwards; nothing else is patched.
 """
 
 from __future__ import annotations
@@ -107,23 +108,6 @@ def _short(value: datetime) -> str:
     return format_hops_time(value).replace("T", " ").removesuffix("Z")
 
 
-@contextmanager
-def _frozen_clock(now: datetime) -> Iterator[None]:
-    """Make Airflow's cron timetables read *now* from their clock; see the module docstring."""
-    import airflow.timetables.interval as interval_module
-    import airflow.timetables.trigger as trigger_module
-
-    frozen = pendulum.instance(now, tz=pendulum.UTC)
-    saved = [(m, m.utcnow) for m in (interval_module, trigger_module)]
-    try:
-        for module, _ in saved:
-            module.utcnow = lambda: frozen  # type: ignore[attr-defined]
-        yield
-    finally:
-        for module, original in saved:
-            module.utcnow = original  # type: ignore[attr-defined]
-
-
 def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
     """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time.
 
@@ -134,6 +118,7 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
     from airflow.timetables.interval import CronDataIntervalTimetable
     from airflow.timetables.trigger import CronTriggerTimetable
 
+    from hops_timetable._compat import builtin_next_dagrun_info, frozen_builtin_clock
     from hops_timetable.cli import BadInput
 
     cron = settings.cron
@@ -161,13 +146,13 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
         DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
-    clock = _frozen_clock(now) if freeze_clock else _nothing()
+    clock = frozen_builtin_clock(now) if freeze_clock else _nothing()
     with clock:
         for name, timetable in builtins.items():
             found: list[tuple[datetime, datetime, datetime]] = []
             info = None
             while len(found) < n:
-                info = timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)
+                info = builtin_next_dagrun_info(timetable, info, restriction)
                 if info is None or info.data_interval is None:
                     break
                 interval = info.data_interval

@@ -30,11 +30,10 @@ def settings_from_dag_file(path: str, dag_id: str) -> ScheduleSettings:
     logging.disable(logging.CRITICAL)
     try:
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            from airflow.dag_processing.dagbag import DagBag
-
+            from hops_timetable._compat import dag_bag_class
             from hops_timetable.timetable import HopsworksTimetable
 
-            bag = DagBag(dag_folder=path, safe_mode=False, load_op_links=False)
+            bag = dag_bag_class()(dag_folder=path, safe_mode=False, load_op_links=False)
     finally:
         logging.disable(logging.NOTSET)
     if bag.import_errors:

@@ -300,17 +300,17 @@ class HopsworksTimetable(Timetable):
 
 def _stored_restriction(dag_model: DagModel) -> TimeRestriction | None:
     """The time restriction of the DAG as last serialized, read in the scheduler's own session."""
-    from airflow.models.serialized_dag import SerializedDagModel
     from sqlalchemy.orm import object_session
+
+    from hops_timetable import _compat
 
     session = object_session(dag_model)
     if session is None:
         return None
-    serialized = SerializedDagModel.get_dag(dag_model.dag_id, session=session)
+    serialized = _compat.serialized_dag(dag_model.dag_id, session)
     if serialized is None:
         return None
-    restriction: TimeRestriction = serialized._time_restriction
-    return restriction
+    return _compat.time_restriction(serialized)
 
 
 def _seconds_text(seconds: int) -> str:

@@ -190,17 +190,19 @@ def test_a_scheduled_run_shows_the_offset_window(dag_module: ModuleType, out_dir
     from airflow.models.dagrun import DagRun
     from airflow.sdk.api.datamodels._generated import TaskInstance as RuntimeTaskInstance
     from airflow.sdk.execution_time.supervisor import run_task_in_process
-    from airflow.serialization.serialized_objects import DagSerialization
     from airflow.utils.session import create_session
     from airflow.utils.state import DagRunState, TaskInstanceState
     from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+    from hops_timetable._compat import dag_serialization_class
 
     run(dag_module, out_dir, logical_date=None)  # makes sure the DAG is in the metadata database
     for old in out_dir.glob("*.json"):
         old.unlink()
     dag = dag_module.dag
     start, fire = datetime(2026, 3, 1, 9, tzinfo=UTC), datetime(2026, 3, 1, 10, tzinfo=UTC)
-    scheduler_dag = DagSerialization.deserialize_dag(DagSerialization.serialize_dag(dag))
+    serialization = dag_serialization_class()
+    scheduler_dag = serialization.deserialize_dag(serialization.serialize_dag(dag))
     names = ["python", "bash", "injected_bash", "author"]
     with create_session() as session:
         dag_run = scheduler_dag.create_dagrun(

@@ -22,11 +22,11 @@ import pytest
 import time_machine
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
-from airflow.serialization.serialized_objects import DagSerialization
 from airflow.timetables.base import DagRunInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hops_timetable._compat import dag_serialization_class
 from hops_timetable.catchup import CatchupPolicy
 from hops_timetable.cron import QuartzCron
 from hops_timetable.timetable import HopsworksTimetable
@@ -85,7 +85,7 @@ def dag_next(settings: Settings) -> Next:
     """The timetable inside a real DAG, serialized and deserialized as the scheduler holds it."""
     with DAG("edited", schedule=settings.timetable(), start_date=settings.start, catchup=settings.catchup) as dag:
         EmptyOperator(task_id="job")
-    serialized = DagSerialization.from_dict(DagSerialization.to_dict(dag))
+    serialized = dag_serialization_class().from_dict(dag_serialization_class().to_dict(dag))
 
     def ask(last: Created | None, now: datetime) -> Created | None:
         info = (

@@ -12,13 +12,13 @@ import time_machine
 from airflow.exceptions import AirflowTimetableInvalid
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
-from airflow.serialization.serialized_objects import DagSerialization
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
+from hops_timetable._compat import dag_serialization_class
 from hops_timetable.cron import CronSyntaxError
 from hops_timetable.timetable import HopsTimetableWarning
 
@@ -34,7 +34,7 @@ def build_dag(dag_id: str = "hops", **kwargs: Any) -> Any:
     """A real DAG, serialized and deserialized as the dag-processor and scheduler see it."""
     with DAG(dag_id, **kwargs) as dag:
         EmptyOperator(task_id="job")
-    return DagSerialization.from_dict(DagSerialization.to_dict(dag))
+    return dag_serialization_class().from_dict(dag_serialization_class().to_dict(dag))
 
 
 def runs_until(dag: Any, now: datetime, last: DagRunInfo | None = None, limit: int = 500) -> list[DagRunInfo]:

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from airflow.providers.standard.operators.python import PythonOperator
-from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
 
+from hops_timetable._compat import DecoratedOperator, TaskDecorator, task_decorator_factory
 from hops_timetable.operators.runtime import hops_env, hops_environ, job_argv
 from hops_timetable.operators.window_conf import LegacyArgs, check_legacy_args, legacy_arguments
 

@@ -1,0 +1,148 @@
+"""Every place where hops_timetable touches Airflow beyond its public timetable protocol, and every version split.
+
+The package supports each Airflow 3 minor from 3.0 on. Airflow moves or reshapes some of what this package needs
+between minors; each such touch point lives here, as a small function or name, with the versions it covers and the
+reason it is needed. No other module of the package imports Airflow internals or tests Airflow's version.
+
+Import cost matters (Airflow loads the timetable in every component), so the timetable imports this module only
+inside the scheduler hook, and the Airflow modules needed by one function are imported inside it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import airflow
+
+# The parts ``@task.python`` is built from, for ``@task.hops``: in ``airflow.sdk.bases.decorator`` in every 3.x so
+# far but not exported from ``airflow.sdk``, so a provider's own task decorator has no public import path.
+from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
+from airflow.timetables.base import Timetable
+
+if TYPE_CHECKING:
+    from airflow.timetables.base import DagRunInfo, TimeRestriction
+    from sqlalchemy.orm import Session
+
+__all__ = [
+    "AIRFLOW_VERSION",
+    "HAS_DAG_MODEL_HOOK",
+    "DecoratedOperator",
+    "TaskDecorator",
+    "builtin_next_dagrun_info",
+    "dag_bag_class",
+    "dag_serialization_class",
+    "frozen_builtin_clock",
+    "serialized_dag",
+    "task_decorator_factory",
+    "time_restriction",
+]
+
+
+def _minor(version: str) -> tuple[int, int]:
+    match = re.match(r"(\d+)\.(\d+)", version)
+    if match is None:
+        raise RuntimeError(f"cannot read Airflow's version from {version!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+AIRFLOW_VERSION: tuple[int, int] = _minor(airflow.__version__)
+"""Airflow's (major, minor), read once; pre-releases count as their minor (3.4.0b2 is (3, 4))."""
+
+HAS_DAG_MODEL_HOOK: bool = hasattr(Timetable, "next_run_info_from_dag_model")
+"""Whether the scheduler asks the timetable about the stored next run before creating it (Airflow 3.2 and later).
+
+3.0 and 3.1 create the run stored in ``DagModel.next_dagrun`` without asking, so after an outage longer than the
+catch-up bound that one stale run is created as well, before the newest ``max_catchup_runs`` (see the README's
+version table). The override in :class:`~hops_timetable.timetable.HopsworksTimetable` is simply never called there.
+"""
+
+
+def serialized_dag(dag_id: str, session: Session) -> Any | None:
+    """The scheduler's deserialized DAG *dag_id*, read in *session*, or ``None`` when none is stored.
+
+    ``SerializedDagModel.get_dag`` is not public API. Its ``session`` has been keyword-only since 3.3 and
+    positional-or-keyword before; passing it by keyword works on every 3.x.
+    """
+    from airflow.models.serialized_dag import SerializedDagModel
+
+    return SerializedDagModel.get_dag(dag_id, session=session)
+
+
+def time_restriction(dag: Any) -> TimeRestriction:
+    """The ``TimeRestriction`` (start, end, catchup) Airflow itself schedules the DAG with.
+
+    The private ``_time_restriction`` property moved with the scheduler's DAG class: ``airflow.models.dag.DAG`` in
+    3.0, ``airflow.serialization.serialized_objects.SerializedDAG`` in 3.1 and
+    ``airflow.serialization.definitions.dag.SerializedDAG`` from 3.2; the name and meaning stayed the same.
+    """
+    restriction: TimeRestriction = dag._time_restriction
+    return restriction
+
+
+def builtin_next_dagrun_info(
+    timetable: Timetable, last: DagRunInfo | None, restriction: TimeRestriction
+) -> DagRunInfo | None:
+    """The run one of Airflow's own timetables makes after *last*, as the scheduler of this version asks for it.
+
+    3.2 added ``next_dagrun_info_v2`` (given the last run's ``DagRunInfo``) and the scheduler calls it; 3.0 and 3.1
+    have only ``next_dagrun_info`` (given the last automated run's data interval).
+    """
+    v2 = getattr(timetable, "next_dagrun_info_v2", None)
+    if v2 is not None:
+        result: DagRunInfo | None = v2(last_dagrun_info=last, restriction=restriction)
+        return result
+    interval = None if last is None else last.data_interval
+    return timetable.next_dagrun_info(last_automated_data_interval=interval, restriction=restriction)
+
+
+@contextmanager
+def frozen_builtin_clock(now: datetime) -> Iterator[None]:
+    """Make Airflow's cron timetables (``CronDataIntervalTimetable``, ``CronTriggerTimetable``) see *now*.
+
+    They read the clock through a module-level ``utcnow`` that each of ``airflow.timetables.interval`` and
+    ``airflow.timetables.trigger`` imports (from ``airflow.utils.timezone`` in 3.0, from
+    ``airflow._shared.timezones.timezone`` since 3.1); replacing that name in both modules is the only way to ask
+    them what they would do at another time, and is undone on exit. Not thread-safe: for the CLI only.
+    """
+    import airflow.timetables.interval as interval_module
+    import airflow.timetables.trigger as trigger_module
+    import pendulum
+
+    frozen = pendulum.instance(now, tz=pendulum.UTC)
+    saved = [(module, module.utcnow) for module in (interval_module, trigger_module)]
+    try:
+        for module, _ in saved:
+            module.utcnow = lambda: frozen  # type: ignore[attr-defined]
+        yield
+    finally:
+        for module, original in saved:
+            module.utcnow = original  # type: ignore[attr-defined]
+
+
+def dag_bag_class() -> Any:
+    """Airflow's ``DagBag``, which parses DAG files as the dag-processor does.
+
+    ``airflow.dag_processing.dagbag`` from 3.2; ``airflow.models.dagbag`` in 3.0 and 3.1 (3.2 to 3.4 keep a
+    deprecated alias there, which warns).
+    """
+    import importlib
+
+    module = "airflow.dag_processing.dagbag" if AIRFLOW_VERSION >= (3, 2) else "airflow.models.dagbag"
+    return importlib.import_module(module).DagBag
+
+
+def dag_serialization_class() -> Any:
+    """The class that serializes a DAG as the dag-processor stores it and deserializes it as the scheduler reads it.
+
+    ``DagSerialization`` from 3.2; ``SerializedDAG`` (the same ``to_dict``/``from_dict`` and
+    ``serialize_dag``/``deserialize_dag`` class methods) in 3.0 and 3.1. Used by the tests to build the scheduler's
+    view of a DAG.
+    """
+    from airflow.serialization import serialized_objects
+
+    name = "DagSerialization" if AIRFLOW_VERSION >= (3, 2) else "SerializedDAG"
+    return getattr(serialized_objects, name)
