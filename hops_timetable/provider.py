@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hops_timetable import __version__
+
 __all__ = ["get_provider_info"]
 
 
@@ -17,5 +19,7 @@ def get_provider_info() -> dict[str, Any]:
         "package-name": "hops-timetable",
         "name": "Hopsworks timetable",
         "description": "Schedule DAGs exactly as the Hopsworks job scheduler does, with HOPS_* data windows.",
+        # Released versions, newest first, as providers list them; the first is always the installed one.
+        "versions": [__version__],
         "task-decorators": [{"name": "hops", "class-name": "hops_timetable.operators.python.hops_task"}],
     }

@@ -16,6 +16,8 @@ from dagfiles import DagSpec, Schedule, write_dag
 from expect import assert_tiles, fires, report, run_rows, wait_runs
 from harness import StackFactory, floor_to, utc, utcnow
 
+from hops_timetable._compat import HAS_DAG_MODEL_HOOK
+
 pytestmark = pytest.mark.e2e
 
 FIVE = timedelta(seconds=5)
@@ -51,6 +53,12 @@ def test_catchup_false_after_an_outage_makes_one_run_for_the_newest_fire(stacks:
 
     after = runs[len(before) :]
     assert fires(runs[: len(before)]) == fires(before)
+    if not HAS_DAG_MODEL_HOOK:
+        # Airflow 3.0 and 3.1 create the stored run without asking the timetable (the README's version table):
+        # exactly that one stale run comes first, then the same runs as on 3.2 and later.
+        assert fires(after)[0] == stale, f"the stale stored next run {stale} was expected first: {fires(after)}"
+        after = after[1:]
+        assert len(after) >= 2
     first = after[0]
     assert first.created_at is not None
     assert stale not in fires(after), f"the stale stored next run {stale} was created: {fires(after)}"
