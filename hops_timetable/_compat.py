@@ -11,7 +11,7 @@ inside the scheduler hook, and the Airflow modules needed by one function are im
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ __all__ = [
     "builtin_next_dagrun_info",
     "dag_bag_class",
     "dag_serialization_class",
+    "executing_task",
     "frozen_builtin_clock",
     "serialized_dag",
     "task_decorator_factory",
@@ -146,3 +147,15 @@ def dag_serialization_class() -> Any:
 
     name = "DagSerialization" if AIRFLOW_VERSION >= (3, 2) else "SerializedDAG"
     return getattr(serialized_objects, name)
+
+
+def executing_task(context: Mapping[str, Any]) -> Any:
+    """The operator instance that is about to run, from a task's context (in a ``pre_execute`` hook, say).
+
+    Airflow 3.0's task runner builds the context from the task as parsed and then runs a rendered copy of it, so
+    ``context["task"]`` there is not the instance whose ``execute`` runs: an attribute set on it (``env``) is lost.
+    ``context["ti"].task`` is the instance that runs on every 3.x; ``context["task"]`` is the fallback for a
+    context without a task instance.
+    """
+    task = getattr(context.get("ti"), "task", None)
+    return task if task is not None else context["task"]

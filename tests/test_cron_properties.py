@@ -8,6 +8,8 @@ expressions are checked against croniter, which is what Airflow uses.
 from __future__ import annotations
 
 import calendar
+import importlib.metadata
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -324,6 +326,10 @@ def unix_expression(draw: st.DrawFn) -> str:
     )
 
 
+OLD_CRONITER = int(importlib.metadata.version("croniter").split(".")[0]) < 7
+DOW_SINGLE_START_STEP = re.compile(r"^\w+/\d+$")
+
+
 def croniter_answer(expression: str, t: datetime, forward: bool) -> datetime | None:
     it = croniter(expression, t.replace(tzinfo=None))
     try:
@@ -337,6 +343,10 @@ def croniter_answer(expression: str, t: datetime, forward: bool) -> datetime | N
 @settings(max_examples=600, deadline=None)
 @given(unix_expression(), whole_seconds)
 def test_five_field_expressions_give_croniters_answers(expression: str, t: datetime) -> None:
+    # croniter before 7.0 (what Airflow 3.0 to 3.4 pin) reads a day-of-week step from a single start (`6/1`,
+    # `SAT/1`) differently from 7.0 (the oracle in uv.lock): Airflow's own meaning of it depends on the croniter
+    # installed, so only croniter 7 is asked about it.
+    assume(not (OLD_CRONITER and any(DOW_SINGLE_START_STEP.match(item) for item in expression.split()[4].split(","))))
     cron = QuartzCron(expression)
     assert cron.dialect == "unix"
     assert cron.next_after(t) == croniter_answer(expression, t, forward=True)

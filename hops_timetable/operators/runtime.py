@@ -130,8 +130,10 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
     fails, post_execute does not run, and the next injection in the process undoes the leftover first.
     """
     global _pending_environ
+    from hops_timetable._compat import executing_task
+
     _undo_pending()
-    task = context["task"]
+    task = executing_task(context)
     for name in ENV_ATTRIBUTES:
         current = getattr(task, name, None)
         if isinstance(current, Mapping):
