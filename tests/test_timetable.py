@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
-from hops_timetable._compat import dag_serialization_class
+from hops_timetable._compat import builtin_next_dagrun_info, dag_serialization_class
 from hops_timetable.cron import CronSyntaxError
 from hops_timetable.timetable import HopsTimetableWarning
 
@@ -287,7 +287,7 @@ def test_same_runs_as_cron_data_interval_timetable_where_semantics_agree(
     theirs_last: DagRunInfo | None = None
     ours_last: DagRunInfo | None = None
     for _ in range(12):
-        theirs_last = airflow_tt.next_dagrun_info_v2(last_dagrun_info=theirs_last, restriction=restriction)
+        theirs_last = builtin_next_dagrun_info(airflow_tt, theirs_last, restriction)
         ours_last = ours.next_dagrun_info_v2(last_dagrun_info=ours_last, restriction=restriction)
         assert theirs_last is not None and ours_last is not None
         assert ours_last.run_after == theirs_last.run_after

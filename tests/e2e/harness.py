@@ -347,9 +347,12 @@ class AirflowStack:
 
     def runs(self, dag_id: str) -> list[Run]:
         """Every DAG run of ``dag_id``, oldest ``run_after`` first."""
+        # dag_run.created_at exists from Airflow 3.2; on 3.0 and 3.1 the scheduler creates scheduled runs queued, so
+        # queued_at is when the row was created.
+        created = "created_at" if "created_at" in self._columns("dag_run") else "queued_at AS created_at"
         rows = self.query(
             "SELECT dag_id, run_id, run_type, logical_date, data_interval_start, data_interval_end, run_after,"
-            " state, queued_at, start_date, end_date, created_at, conf FROM dag_run WHERE dag_id = ?"
+            f" state, queued_at, start_date, end_date, {created}, conf FROM dag_run WHERE dag_id = ?"
             " ORDER BY run_after, id",
             (dag_id,),
         )
@@ -377,6 +380,9 @@ class AirflowStack:
             )
         return result
 
+    def _columns(self, table: str) -> set[str]:
+        return {row["name"] for row in self.query(f"PRAGMA table_info({table})")}
+
     def dag_model(self, dag_id: str) -> dict[str, Any] | None:
         """The ``dag`` row of ``dag_id`` (next_dagrun, next_dagrun_create_after, is_paused, ...), or None."""
         rows = self.query("SELECT * FROM dag WHERE dag_id = ?", (dag_id,))
@@ -387,7 +393,10 @@ class AirflowStack:
 
         def parsed() -> dict[str, Any] | None:
             model = self.dag_model(dag_id)
-            return model if model is not None and model.get("next_dagrun_create_after") is not None else None
+            # Airflow 3.0 and 3.1 clear next_dagrun_create_after while max_active_runs are running; next_dagrun
+            # stays set once computed.
+            stored = model is not None and (model.get("next_dagrun_create_after") or model.get("next_dagrun"))
+            return model if stored else None
 
         return self.wait_until(parsed, timeout=timeout, what=f"DAG {dag_id!r} parsed")
 
