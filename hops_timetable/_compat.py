@@ -34,6 +34,7 @@ __all__ = [
     "TaskDecorator",
     "builtin_next_dagrun_info",
     "dag_bag_class",
+    "dag_next_dagrun_info",
     "dag_serialization_class",
     "executing_task",
     "frozen_builtin_clock",
@@ -159,3 +160,17 @@ def executing_task(context: Mapping[str, Any]) -> Any:
     """
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
+
+
+def dag_next_dagrun_info(dag: Any, last: DagRunInfo | None) -> DagRunInfo | None:
+    """The next run of the scheduler's DAG *dag* after *last*, as the scheduler and dag-processor compute it.
+
+    3.2 made the argument the last run's ``DagRunInfo`` (``last_automated_run_info``, keyword-only); 3.0 and 3.1
+    take its data interval (``last_automated_dagrun``). Used by the tests to drive Airflow's own run creation.
+    """
+    if AIRFLOW_VERSION >= (3, 2):
+        result: DagRunInfo | None = dag.next_dagrun_info(last_automated_run_info=last)
+        return result
+    interval = None if last is None else last.data_interval
+    older: DagRunInfo | None = dag.next_dagrun_info(interval)
+    return older

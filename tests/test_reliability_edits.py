@@ -26,7 +26,7 @@ from airflow.timetables.base import DagRunInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hops_timetable._compat import dag_serialization_class
+from hops_timetable._compat import dag_next_dagrun_info, dag_serialization_class
 from hops_timetable.catchup import CatchupPolicy
 from hops_timetable.cron import QuartzCron
 from hops_timetable.timetable import HopsworksTimetable
@@ -94,7 +94,7 @@ def dag_next(settings: Settings) -> Next:
             else DagRunInfo.interval(pendulum.instance(last.interval_start), pendulum.instance(last.fire))
         )
         with time_machine.travel(now, tick=False):
-            answer = serialized.next_dagrun_info(last_automated_run_info=info)
+            answer = dag_next_dagrun_info(serialized, info)
         if answer is None:
             return None
         assert answer.data_interval is not None
