@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
-from hops_timetable._compat import builtin_next_dagrun_info, dag_serialization_class
+from hops_timetable._compat import builtin_next_dagrun_info, dag_next_dagrun_info, dag_serialization_class
 from hops_timetable.cron import CronSyntaxError
 from hops_timetable.timetable import HopsTimetableWarning
 
@@ -41,7 +41,7 @@ def runs_until(dag: Any, now: datetime, last: DagRunInfo | None = None, limit: i
     """The runs Airflow creates one after the other while they are due, with the clock frozen at *now*."""
     runs: list[DagRunInfo] = []
     with time_machine.travel(now, tick=False):
-        while (info := dag.next_dagrun_info(last_automated_run_info=last)) is not None and info.run_after <= now:
+        while (info := dag_next_dagrun_info(dag, last)) is not None and info.run_after <= now:
             runs.append(info)
             last = info
             assert len(runs) < limit
@@ -142,7 +142,7 @@ def test_end_date_is_exclusive() -> None:
     runs = runs_until(dag, utc(2026, 1, 2))
     assert [r.run_after for r in runs] == [utc(2026, 1, 1, 1), utc(2026, 1, 1, 2)]
     with time_machine.travel(utc(2026, 1, 2), tick=False):
-        assert dag.next_dagrun_info(last_automated_run_info=runs[-1]) is None
+        assert dag_next_dagrun_info(dag, runs[-1]) is None
 
 
 def test_skip_to_date() -> None:
@@ -175,7 +175,7 @@ def test_manual_runs_get_the_interval_of_the_newest_fire() -> None:
 def test_without_start_date_the_first_run_is_the_next_fire() -> None:
     dag = build_dag(**hops_schedule(cron_expression=HOURLY, start_time=None))
     with time_machine.travel(utc(2026, 1, 1, 10, 30), tick=False):
-        info = dag.next_dagrun_info(last_automated_run_info=None)
+        info = dag_next_dagrun_info(dag, None)
     assert info is not None
     assert (info.run_after, info.logical_date) == (utc(2026, 1, 1, 11), utc(2026, 1, 1, 10))
 
