@@ -26,8 +26,9 @@ def hourly_feature_pipeline() -> None:
             # A manual run without a window: Hopsworks sets no variables, so the job picks its own range.
             print("No HOPS_* window given; nothing to process")
             return
-        start = datetime.fromisoformat(os.environ["HOPS_START_TIME"])
-        end = datetime.fromisoformat(os.environ["HOPS_END_TIME"])
+        # The values end in "Z", which datetime.fromisoformat reads from Python 3.11 on; this also runs on 3.10.
+        start = datetime.fromisoformat(os.environ["HOPS_START_TIME"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(os.environ["HOPS_END_TIME"].replace("Z", "+00:00"))
         print(f"Processing rows in [{start}, {end})")
 
     compute_features()

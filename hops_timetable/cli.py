@@ -44,8 +44,12 @@ def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
     """An ISO-8601 command-line time as aware UTC; naive means UTC, ``now`` means *now* (the real clock if None)."""
     if text.strip().lower() == "now":
         return now if now is not None else datetime.now(UTC)
+    stripped = text.strip()
+    # Python 3.10's fromisoformat does not read a "Z" suffix, which 3.11 and later do.
+    if stripped[-1:] in ("Z", "z"):
+        stripped = stripped[:-1] + "+00:00"
     try:
-        value = datetime.fromisoformat(text.strip())
+        value = datetime.fromisoformat(stripped)
     except ValueError:
         raise BadInput(
             f"{flag} {text!r} is not a time: expected ISO-8601 such as 2026-01-01T10:00:00Z (naive means UTC) or 'now'"

@@ -39,20 +39,26 @@ def runtime_run(
     run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[str, Any] | None = None
 ) -> RuntimeDagRun:
     """The DagRun model the task runtime puts into ``context["dag_run"]``."""
+    run_after = utc(2026, 1, 1, 10) if interval is None else interval[1]
+    extra: dict[str, Any] = {}
+    # The model follows the execution API of each Airflow minor: 3.0's requires a start date and has no
+    # partition_key, which 3.2 added (required, nullable).
+    if "partition_key" in RuntimeDagRun.model_fields:
+        extra["partition_key"] = None
     return RuntimeDagRun(
         dag_id="d",
         run_id=f"{run_type}__1",
         logical_date=None if interval is None else interval[0],
         data_interval_start=None if interval is None else interval[0],
         data_interval_end=None if interval is None else interval[1],
-        run_after=utc(2026, 1, 1, 10) if interval is None else interval[1],
-        start_date=None,
+        run_after=run_after,
+        start_date=run_after,
         end_date=None,
         run_type=run_type,
         state=DagRunState.RUNNING,
         conf=conf,
         consumed_asset_events=[],
-        partition_key=None,
+        **extra,
     )
 
 
