@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import warnings
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -14,7 +15,7 @@ from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
@@ -265,6 +266,9 @@ MONTHS = ["*", "1-6", "*/2"]
 DOWS = ["*", "1-5", "0,6", "MON"]
 
 
+OLD_CRONITER = tuple(int(p) for p in importlib.metadata.version("croniter").split(".")[:2]) < (6, 2)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     minute=st.sampled_from(MINUTES),
@@ -277,6 +281,10 @@ DOWS = ["*", "1-5", "0,6", "MON"]
 def test_same_runs_as_cron_data_interval_timetable_where_semantics_agree(
     minute: str, hour: str, dom: str, month: str, dow: str, day: int
 ) -> None:
+    # croniter 6.0 (in the pinned sets of Airflow 3.0 and 3.1) skips the first match of a day-of-month step after
+    # a short month (`0 0 */10 * *` goes from Feb 21 to Mar 11, not Mar 1): Airflow there disagrees with itself
+    # on newer croniter, so such a step is compared only where croniter is 6.2 or later.
+    assume(not ("/" in dom and OLD_CRONITER))
     expr = f"{minute} {hour} {dom} {month} {dow}"
     airflow_tt = CronDataIntervalTimetable(expr, timezone="UTC")
     ours = HopsworksTimetable(expr)
