@@ -19,11 +19,22 @@ from expect import assert_tiles, fires, report, run_rows, wait_runs
 from harness import AirflowStack, Run, StackFactory, ceil_to, floor_to, utcnow
 
 from hops_timetable import HopsworksTimetable
+from hops_timetable._compat import HAS_DAG_MODEL_HOOK
 
 pytestmark = pytest.mark.e2e
 
 FIVE = timedelta(seconds=5)
 TEN = timedelta(seconds=10)
+
+
+# Airflow 3.0 and 3.1 create DagModel.next_dagrun as stored, without asking the timetable (the README's version
+# table): a stored run that went stale before the scheduler created it (a slow scheduler, an unpause) is created
+# as well, one run before the bounded catch-up. These scenarios expect the 3.2+ behaviour; on 3.0 the outage test
+# checks that exact difference.
+STORED_RUN_IS_CHECKED = pytest.mark.skipif(
+    not HAS_DAG_MODEL_HOOK,
+    reason="Airflow < 3.2 creates a stale stored next run without asking the timetable (README: Airflow versions)",
+)
 
 
 @dataclass
@@ -113,6 +124,7 @@ def test_first_interval_is_clamped_to_a_start_date_between_fires(shared: Shared)
     stack.pause("first_interval")
 
 
+@STORED_RUN_IS_CHECKED
 def test_past_start_with_bounded_catchup_replays_exactly_the_newest_three(shared: Shared) -> None:
     stack = shared.stack
     written = shared.written_at["bounded_catchup"]
@@ -175,6 +187,7 @@ def test_max_active_runs_one_never_overlaps(shared: Shared) -> None:
     assert len({run.run_after for run in runs}) == len(runs), "two runs for one fire"
 
 
+@STORED_RUN_IS_CHECKED
 def test_pause_then_unpause_replays_only_the_newest_n(shared: Shared) -> None:
     stack = shared.stack
     spec = DagSpec(
