@@ -30,6 +30,8 @@ from typing import Any, Protocol, TypeVar
 
 import psutil
 
+from hops_timetable._compat import AIRFLOW_VERSION
+
 COMPONENTS = ("api-server", "control-api", "scheduler", "dag-processor")
 """``control-api`` is a second api-server, serving only the public REST API, that the tests alone call.
 
@@ -349,7 +351,7 @@ class AirflowStack:
         """Every DAG run of ``dag_id``, oldest ``run_after`` first."""
         # dag_run.created_at exists from Airflow 3.2; on 3.0 and 3.1 the scheduler creates scheduled runs queued, so
         # queued_at is when the row was created.
-        created = "created_at" if "created_at" in self._columns("dag_run") else "queued_at AS created_at"
+        created = "created_at" if AIRFLOW_VERSION >= (3, 2) else "queued_at AS created_at"
         rows = self.query(
             "SELECT dag_id, run_id, run_type, logical_date, data_interval_start, data_interval_end, run_after,"
             f" state, queued_at, start_date, end_date, {created}, conf FROM dag_run WHERE dag_id = ?"
@@ -379,9 +381,6 @@ class AirflowStack:
                 )
             )
         return result
-
-    def _columns(self, table: str) -> set[str]:
-        return {row["name"] for row in self.query(f"PRAGMA table_info({table})")}
 
     def dag_model(self, dag_id: str) -> dict[str, Any] | None:
         """The ``dag`` row of ``dag_id`` (next_dagrun, next_dagrun_create_after, is_paused, ...), or None."""
