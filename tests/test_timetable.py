@@ -190,7 +190,9 @@ def test_hops_schedule_returns_the_dag_arguments() -> None:
         max_catchup_runs=24,
     )
     assert kwargs == {
-        "schedule": HopsworksTimetable(HOURLY, start_time_offset_seconds=3600, max_catchup_runs=24),
+        "schedule": HopsworksTimetable(
+            HOURLY, start_time_offset_seconds=3600, max_catchup_runs=24, start_time=utc(2026, 1, 1), catchup=True
+        ),
         "start_date": utc(2026, 1, 1),
         "end_date": None,
         "catchup": True,
