@@ -344,9 +344,9 @@ class HopsworksTimetable(Timetable):
           exactly ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date; it is bounded like a
           catch-up.
         * A restriction without latest, or with ``catchup=False``, is always the DAG's own: a backfill has both.
-        * Without a held restriction, one with both is ambiguous: a backfill, or a ``catchup=True`` DAG with an end date. It is read
-          as the DAG's own, so that such a DAG's schedule stays right; its backfills are then bounded and end
-          before the end date like a catch-up. Use ``hops_schedule`` to have neither.
+        * Without a held restriction, one with both is ambiguous: a backfill, or a ``catchup=True`` DAG with an
+          end date. It is read as the DAG's own, so that such a DAG's schedule stays right; its backfills are then
+          bounded and end before the end date like a catch-up. Use ``hops_schedule`` to have neither.
         """
         earliest = None if restriction.earliest is None else as_utc(restriction.earliest)
         latest = None if restriction.latest is None else as_utc(restriction.latest)
