@@ -161,7 +161,7 @@ def test_backfills_through_the_rest_api_and_the_cli_are_the_scheduled_runs_of_th
     report("backfill", api=run_rows(stack.runs("bounded_api")), cli=run_rows(runs))
 
 
-SWITCH_BEFORE = '''"""A DAG on Airflow's default timetable for a cron string (CronTriggerTimetable), every 10 seconds."""
+SWITCH_BEFORE = '''"""A DAG on Airflow's default timetable for a cron string (CronTriggerTimetable), every 10 s."""
 from datetime import datetime, timezone
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
