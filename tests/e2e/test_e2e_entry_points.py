@@ -8,8 +8,10 @@ failed insert raise and goes on (or dies), so a clean log is the proof that noth
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -25,6 +27,21 @@ pytestmark = pytest.mark.e2e
 
 STEP = timedelta(seconds=30)
 TEN = timedelta(seconds=10)
+
+
+def wal_stack(stacks: StackFactory, name: str) -> AirflowStack:
+    """A stack whose SQLite database is in WAL mode, where ``POST /api/v2/backfills`` can work.
+
+    In Airflow 3.3.2 that endpoint reads through the request's session and then creates the backfill in a session
+    of its own; in SQLite's default rollback journal the first session's open read blocks the second one's commit
+    until the busy timeout, and the API answers 503 "Database is locked". In WAL mode readers do not block a writer.
+    """
+    stack = stacks(name, start=False)
+    with contextlib.closing(sqlite3.connect(stack.db_path)) as conn:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()
+    assert mode == ("wal",), mode
+    stack.start()
+    return stack
 
 
 def scheduler_tracebacks(stack: AirflowStack, first_generation: int = 1) -> list[str]:
@@ -59,7 +76,7 @@ def backfill_body(dag_id: str, start: datetime, end: datetime) -> dict[str, obje
 def test_runs_occupying_the_newest_missed_logical_date_never_kill_the_scheduler(
     stacks: StackFactory, tmp_path: Path
 ) -> None:
-    stack = stacks("occupied")
+    stack = wal_stack(stacks, "occupied")
     start = floor_to(utcnow(), 30) - 2 * STEP
     for dag_id in ("by_manual", "by_backfill"):
         write_dag(stack.dags_folder, DagSpec(dag_id, Schedule("0/30 * * * * ?", start_time=start)), tmp_path)
@@ -141,7 +158,7 @@ def test_runs_occupying_the_newest_missed_logical_date_never_kill_the_scheduler(
 def test_backfills_through_the_rest_api_and_the_cli_are_the_scheduled_runs_of_the_range(
     stacks: StackFactory, tmp_path: Path
 ) -> None:
-    stack = stacks("backfill")
+    stack = wal_stack(stacks, "backfill")
     start = floor_to(utcnow(), 10) - timedelta(minutes=10)
     for dag_id in ("bounded_api", "bounded_cli"):
         # Paused: only the backfills make runs. A catch-up bound and catchup=False must not bound a backfill.
