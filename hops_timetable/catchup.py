@@ -17,6 +17,7 @@ answers as fast as one an hour behind. Pure: no Airflow import.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
@@ -215,6 +216,29 @@ class CatchupPolicy:
         if after is not None and run.interval_start < after.floor < fire:
             return Run(fire=fire, interval_start=after.floor)
         return run
+
+    def stored_run(
+        self, stored: Run, now: datetime, *, catchup: bool, taken: Callable[[datetime], bool], max_skips: int = 1000
+    ) -> Run:
+        """The run to create when the scheduler is about to create the *stored* next run at *now*.
+
+        With at most one fire due, *stored*. Otherwise the run :meth:`next_run_after` gives before *stored* (the
+        catch-up bound applied again, the stored interval start as the edit floor); when *taken* says its logical
+        date exists already (a manual or backfill run), the run after it, and so on: the next free fire, even one
+        in the future. *stored* itself is free (the scheduler checked it); it is the answer when nothing else is
+        found within *max_skips* candidates.
+        """
+        following = self.cron.next_after(stored.fire)
+        if following is None or following > now:
+            return stored
+        run = self.next_run_after(After.of_stored(stored.interval_start, stored.fire), now, catchup=catchup)
+        for _ in range(max_skips):
+            if run is None or run == stored:
+                return stored
+            if not taken(run.interval_start):
+                return run
+            run = self.next_run_after(After.of_fire(run.fire), now, catchup=catchup)
+        return stored
 
     def range_run(self, earliest: datetime, latest: datetime, last: Run | None) -> Run | None:
         """The first scheduled run whose logical date lies in ``[earliest, latest]``, after *last* (a backfill).

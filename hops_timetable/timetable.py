@@ -15,7 +15,7 @@ Contract, for a DAG with start_date S, end_date E and catchup C:
 * A backfill over ``[from, to]`` makes the scheduled runs whose logical dates lie in ``[from, to]``, each with its
   scheduled interval, never bounded (see :meth:`HopsworksTimetable.is_range_request` for how it is recognised).
 * The run after any last run (of this or any other timetable, scheduled, backfilled or manual) has a logical date
-  and a fire later than the last one's; a run whose logical date exists already is never returned to the scheduler.
+  and a fire later than the last one's; the scheduler is never handed a run whose logical date exists already.
 * ``start_time_offset_seconds`` shifts the HOPS window (:meth:`HopsworksTimetable.hops_window`), never the Airflow
   interval.
 
@@ -439,39 +439,28 @@ class HopsworksTimetable(Timetable):
         info = super().next_run_info_from_dag_model(dag_model=dag_model)
         if info is None or info.data_interval is None:
             return info
-        stored = as_utc(info.run_after)
+        stored = Run(fire=as_utc(info.run_after), interval_start=as_utc(info.data_interval.start))
         now = datetime.now(timezone.utc)
-        following = self._cron.next_after(stored)
+        following = self._cron.next_after(stored.fire)
         if following is None or following > now:
-            return info  # at most one fire is due: the stored run is the right one
+            return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
         restriction = self._own_restriction(dag_model)
         if restriction is None:
             return info
-        policy = self.policy(restriction)
-        after = After.of_stored(as_utc(info.data_interval.start), stored)
-        run = policy.next_run_after(after, now, catchup=restriction.catchup)
-        for _ in range(_MAX_TAKEN_SKIPS):
-            if run is None:
-                return info
-            if run.fire == stored and run.interval_start == as_utc(info.data_interval.start):
-                return info
-            if not _compat.logical_date_taken(dag_model, _pendulum(run.interval_start)):
-                break
-            log.info(
-                "dag %s: the logical date %s is taken by another run; trying the next fire",
-                dag_model.dag_id,
-                run.interval_start.isoformat(),
-            )
-            run = policy.next_run_after(After.of_fire(run.fire), now, catchup=restriction.catchup)
-        else:
-            return info
-        if run is None:
+        run = self.policy(restriction).stored_run(
+            stored,
+            now,
+            catchup=restriction.catchup,
+            taken=lambda logical_date: _compat.logical_date_taken(dag_model, _pendulum(logical_date)),
+            max_skips=_MAX_TAKEN_SKIPS,
+        )
+        if run == stored:
             return info
         log.info(
-            "dag %s: the stored next run %s is beyond the catch-up bound after an outage; creating the run of "
-            "%s instead",
+            "dag %s: the stored next run %s is beyond the catch-up bound after an outage, or the run it wants has a "
+            "logical date taken by another run; creating the run of %s instead",
             dag_model.dag_id,
-            stored.isoformat(),
+            stored.fire.isoformat(),
             run.fire.isoformat(),
         )
         return self._run_info(run)

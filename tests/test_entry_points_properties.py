@@ -65,17 +65,7 @@ class Scheduler:
 
     def stored_run_check(self, stored: Run) -> Run:
         """What HopsworksTimetable.next_run_info_from_dag_model returns, with the runs table as the taken set."""
-        following = self.policy.cron.next_after(stored.fire)
-        if following is None or following > self.now:
-            return stored
-        run = self.policy.next_run_after(
-            After.of_stored(stored.interval_start, stored.fire), self.now, catchup=self.catchup
-        )
-        while run is not None and not (run.fire == stored.fire and run.interval_start == stored.interval_start):
-            if run.interval_start not in self.runs:
-                return run
-            run = self.policy.next_run_after(After.of_fire(run.fire), self.now, catchup=self.catchup)
-        return stored
+        return self.policy.stored_run(stored, self.now, catchup=self.catchup, taken=lambda d: d in self.runs)
 
     def loop(self) -> None:
         for _ in range(10_000):
