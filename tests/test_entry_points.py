@@ -389,3 +389,21 @@ def test_the_stored_run_is_kept_when_at_most_one_fire_is_due(session: Session) -
     with time_machine.travel(utc(2026, 1, 1, 6, 30), tick=False):
         info = timetable.next_run_info_from_dag_model(dag_model=model)
     assert intervals([info]) == [(utc(2026, 1, 1, 5), utc(2026, 1, 1, 6), utc(2026, 1, 1, 6))]
+
+
+def test_a_hand_built_timetable_reads_the_dags_restriction_from_the_serialized_dag(session: Session) -> None:
+    from airflow.models.serialized_dag import SerializedDagModel
+    from airflow.serialization.serialized_objects import LazyDeserializedDAG
+
+    with DAG("stale", schedule=HopsworksTimetable(HOURLY), start_date=utc(2026, 1, 1), catchup=False) as dag:
+        EmptyOperator(task_id="job")
+    model = stored_model(session, (utc(2026, 1, 1, 5), utc(2026, 1, 1, 6)))
+    SerializedDagModel.write_dag(LazyDeserializedDAG.from_dag(dag), bundle_name="bundle", session=session)
+    session.flush()
+    timetable = build_dag("stale", schedule=HopsworksTimetable(HOURLY), start_date=utc(2026, 1, 1)).timetable
+    assert timetable.catchup is None
+    with time_machine.travel(utc(2026, 1, 1, 10, 30), tick=False):
+        occupy(session, utc(2026, 1, 1, 9), "manual")
+        info = timetable.next_run_info_from_dag_model(dag_model=model)
+    # catchup=False came from the serialized DAG: one run, the newest free fire.
+    assert intervals([info]) == [(utc(2026, 1, 1, 10), utc(2026, 1, 1, 11), utc(2026, 1, 1, 11))]
