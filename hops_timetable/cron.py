@@ -15,16 +15,21 @@ hashable, picklable and safe to share between threads.
 
 from __future__ import annotations
 
+import calendar
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Literal
 
 __all__ = ["CronSyntaxError", "QuartzCron"]
 
 UTC = timezone.utc
+# The year field takes 1970-2099, as in Quartz and cron-utils. An expression without a year restriction fires
+# from 1970 until the end of Python's calendar.
 MIN_YEAR = 1970
 MAX_YEAR = 2099
+LAST_YEAR = 9999
 
 Dialect = Literal["quartz", "unix", "preset"]
 
@@ -34,7 +39,9 @@ class CronSyntaxError(ValueError):
 
     ``field`` is the field name (``"day-of-month"``), ``token`` the offending list item, ``position`` its
     1-based character position in ``expression``; each is None when the error concerns the whole string.
-    ``hint`` says how to rewrite it, when there is a rewrite.
+    ``hint`` says how to rewrite it, when there is a rewrite. ``rewrites`` holds the rewritten expressions the
+    hint proposes: each parses, and together (one schedule each) they fire where the most likely reading of
+    the original does; for a 5-field expression refused as ambiguous, that reading is croniter's (Airflow's).
     """
 
     def __init__(
@@ -47,6 +54,7 @@ class CronSyntaxError(ValueError):
         position: int | None = None,
         hint: str | None = None,
         message: str | None = None,
+        rewrites: tuple[str, ...] = (),
     ) -> None:
         self.expression = expression
         self.field = field
@@ -54,6 +62,7 @@ class CronSyntaxError(ValueError):
         self.position = position
         self.hint = hint
         self.why = why
+        self.rewrites = rewrites
         if field is not None and token is not None:
             where = f"invalid {field} token {token!r} at position {position} in {expression!r}"
         else:
@@ -67,11 +76,13 @@ class CronSyntaxError(ValueError):
 
 # ---------------------------------------------------------------------------------------------------------
 # Calendar tables. Which days of a month fire depends only on the month, its first weekday and (for
-# February) leap-ness, so day sets are cached per such "month shape": at most 12 * 7 * 2 keys.
+# February) leap-ness, so day sets are cached per such "month shape": at most 12 * 7 * 2 keys. The Gregorian
+# calendar repeats every 400 years (146,097 days, a whole number of weeks), so one cycle describes every year.
 
+_CYCLE = 400
 _MONTH_SHAPE: tuple[int, ...] = tuple(
-    (m - 1) * 14 + date(y, m, 1).weekday() * 2 + (1 if m == 2 and y % 4 == 0 and y != 2100 else 0)
-    for y in range(MIN_YEAR, MAX_YEAR + 1)
+    (m - 1) * 14 + date(2000 + y, m, 1).weekday() * 2 + (1 if m == 2 and calendar.isleap(2000 + y) else 0)
+    for y in range(_CYCLE)
     for m in range(1, 13)
 )
 _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
@@ -462,6 +473,8 @@ def _day_set(dom: _DaySpec | None, dow: _DaySpec | None, shape: int) -> tuple[in
 # The public class
 
 _Fields = tuple[int, int, int, int, int, int]
+_ALL_YEARS = frozenset(range(MIN_YEAR, LAST_YEAR + 1))
+_ALL_YEARS_TUPLE = tuple(range(MIN_YEAR, LAST_YEAR + 1))
 
 
 class QuartzCron:
@@ -470,7 +483,7 @@ class QuartzCron:
     ``expression`` is the normalized Quartz string (single spaces, upper case; 5-field cron and presets
     rewritten as Quartz, except UNIX strings with both day fields restricted, which keep their 5-field
     form because Quartz cannot express their OR). ``source`` is the string as given, stripped.
-    Fire times are whole seconds in UTC between 1970 and 2099; outside that range there are none.
+    Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
     """
 
     __slots__ = (
@@ -486,6 +499,7 @@ class QuartzCron:
         "_minutes",
         "_months",
         "_mset",
+        "_open",
         "_seconds",
         "_tokens",
         "_years",
@@ -505,6 +519,7 @@ class QuartzCron:
     _years: tuple[int, ...]
     _mset: frozenset[int]
     _yset: frozenset[int]
+    _open: bool
     _dom: _DaySpec | None
     _dow: _DaySpec | None
     _cache: dict[int, tuple[int, ...]]
@@ -524,8 +539,11 @@ class QuartzCron:
         setattr_(self, "source", source)
         setattr_(self, "_cache", {})
         self._parse(source)
-        first = self._search_next((MIN_YEAR - 1, 12, 31, 23, 59, 59))
-        last = self._search_prev((MAX_YEAR + 1, 1, 1, 0, 0, 0), inclusive=False)
+        first: _Fields | None = None
+        last: _Fields | None = None
+        if not self._open or any(self._fires_in_shape(shape) for shape in self._shapes()):
+            first = self._search_next((MIN_YEAR - 1, 12, 31, 23, 59, 59))
+            last = self._search_prev((LAST_YEAR + 1, 1, 1, 0, 0, 0), inclusive=False)
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
         setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
@@ -576,15 +594,18 @@ class QuartzCron:
             )
         setattr_(self, "dialect", dialect)
 
-    def _store_common(self, sets: list[set[int]], items: list[list[_Item]], years: set[int]) -> None:
+    def _store_common(self, sets: list[set[int]], items: list[list[_Item]], years: set[int] | frozenset[int]) -> None:
         setattr_ = object.__setattr__
         setattr_(self, "_seconds", tuple(sorted(sets[_SEC])))
         setattr_(self, "_minutes", tuple(sorted(sets[_MIN])))
         setattr_(self, "_hours", tuple(sorted(sets[_HOUR])))
         setattr_(self, "_months", tuple(sorted(sets[_MON])))
         setattr_(self, "_mset", frozenset(sets[_MON]))
-        setattr_(self, "_years", tuple(sorted(years)))
-        setattr_(self, "_yset", frozenset(years))
+        # Every year from 1970 on (the year field is absent or "*") shares one tuple and one set.
+        is_open = len(years) == len(_ALL_YEARS)
+        setattr_(self, "_years", _ALL_YEARS_TUPLE if is_open else tuple(sorted(years)))
+        setattr_(self, "_yset", _ALL_YEARS if is_open else frozenset(years))
+        setattr_(self, "_open", is_open)
         setattr_(self, "_items", tuple(items))
 
     def _parse_quartz(self, parser: _Parser, tokens: list[str], starts: list[int]) -> None:
@@ -621,9 +642,10 @@ class QuartzCron:
         if len(tokens) == 7:
             if tokens[_YEAR] == "?":
                 raise parser.fail("'?' is not allowed in year", _YEAR, "?", starts[_YEAR], "use *")
-            items[_YEAR], years = parser.field(_YEAR, tokens[_YEAR], starts[_YEAR])
+            items[_YEAR], year_values = parser.field(_YEAR, tokens[_YEAR], starts[_YEAR])
+            years = _ALL_YEARS if items[_YEAR] == [("all",)] else frozenset(year_values)
         else:
-            items[_YEAR], years = [("all",)], set(range(MIN_YEAR, MAX_YEAR + 1))
+            items[_YEAR], years = [("all",)], _ALL_YEARS
         self._store_common(sets, items, years)
         setattr_(self, "_dom", dom)
         setattr_(self, "_dow", dow)
@@ -648,7 +670,7 @@ class QuartzCron:
         dow_star = dow_raw == "*" or (len(dow_values) == 7 and "*" in dom_raw)
         dom: _DaySpec | None = None if dom_star else ("set", frozenset(sets[_DOM]))
         dow: _DaySpec | None = None if dow_star else ("set", frozenset(_py_weekday(v, True) for v in dow_values))
-        years = set(range(MIN_YEAR, MAX_YEAR + 1))
+        years = _ALL_YEARS
         items[_YEAR] = [("all",)]
         if dom is None and dow is not None:
             items[_DOM] = [("?",)]
@@ -699,15 +721,31 @@ class QuartzCron:
     # -- evaluation ---------------------------------------------------------------------------------------
 
     def _days(self, year: int, month: int) -> tuple[int, ...]:
-        shape = _MONTH_SHAPE[(year - MIN_YEAR) * 12 + month - 1]
+        shape = _MONTH_SHAPE[(year % _CYCLE) * 12 + month - 1]
         days = self._cache.get(shape)
         if days is None:
             days = _day_set(self._dom, self._dow, shape)
             self._cache[shape] = days
         return days
 
+    def _shapes(self) -> list[int]:
+        # The month shapes that occur in the chosen months; only February has leap shapes.
+        return [
+            (m - 1) * 14 + wd * 2 + leap
+            for m in self._months
+            for wd in range(7)
+            for leap in ((0, 1) if m == 2 else (0,))
+        ]
+
+    def _fires_in_shape(self, shape: int) -> bool:
+        days = self._cache.get(shape)
+        if days is None:
+            days = _day_set(self._dom, self._dow, shape)
+            self._cache[shape] = days
+        return bool(days)
+
     def _search_next(self, t: _Fields) -> _Fields | None:
-        """Smallest fire strictly after ``t`` within 1970-2099 (no range guards: used to find them)."""
+        """Smallest fire strictly after ``t`` (no range guards: used to find them)."""
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self._hours, self._minutes, self._seconds
         if y in self._yset and mo in self._mset:
@@ -733,8 +771,12 @@ class QuartzCron:
         years, months = self._years, self._months
         yi = bisect_left(years, y)
         j = bisect_right(months, mo) if yi < len(years) and years[yi] == y else 0
+        # Consecutive years repeat every 400: a whole cycle without a firing day means there is none.
+        give_up = y + _CYCLE + 1 if self._open else LAST_YEAR + 1
         while yi < len(years):
             yy = years[yi]
+            if yy > give_up:
+                return None
             while j < len(months):
                 m = months[j]
                 days = self._days(yy, m)
@@ -746,7 +788,7 @@ class QuartzCron:
         return None
 
     def _search_prev(self, t: _Fields, inclusive: bool) -> _Fields | None:
-        """Largest fire before ``t`` (or at it, when ``inclusive``) within 1970-2099."""
+        """Largest fire before ``t`` (or at it, when ``inclusive``)."""
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self._hours, self._minutes, self._seconds
         if y in self._yset and mo in self._mset:
@@ -772,8 +814,11 @@ class QuartzCron:
         years, months = self._years, self._months
         yi = bisect_right(years, y) - 1
         j = bisect_left(months, mo) - 1 if yi >= 0 and years[yi] == y else len(months) - 1
+        give_up = y - _CYCLE - 1 if self._open else 0
         while yi >= 0:
             yy = years[yi]
+            if yy < give_up:
+                return None
             while j >= 0:
                 m = months[j]
                 days = self._days(yy, m)
@@ -796,7 +841,8 @@ class QuartzCron:
                 try:
                     dt = datetime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond) - off
                 except OverflowError:
-                    year = 1 if off.days >= 0 else 9999
+                    # Past either end of datetime's range: before every fire, or after every fire.
+                    year = 1 if off.days >= 0 else LAST_YEAR + 1
                     return (year, 1, 1, 0, 0, 0), 0
         return (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second), dt.microsecond
 
@@ -895,18 +941,32 @@ class QuartzCron:
         )
 
     def never_fires(self) -> bool:
-        """True when the expression has no fire time at all in 1970-2099."""
+        """True when the expression has no fire time at all (from 1970 to the end of year 9999)."""
         return self._first is None
 
     @property
     def first_fire(self) -> datetime | None:
-        """The earliest fire time in 1970-2099, or None."""
+        """The earliest fire time (none precede 1970), or None."""
         return self._first_dt
 
     @property
     def last_fire(self) -> datetime | None:
-        """The latest fire time in 1970-2099, or None."""
+        """The latest fire time, or None. Without a year restriction it lies in year 9999."""
         return self._last_dt
+
+    def check_fires_from(self, name: str, start: datetime) -> None:
+        """Raise ValueError naming ``name`` when no fire time lies at or after ``start``.
+
+        Meant for build-time validation: a year-limited schedule started after its last fire would never run.
+        """
+        last = self._last_dt
+        if last is None:
+            raise ValueError(f"{self.source!r} never fires, so {name}={start.isoformat()} can never run it")
+        if self.next_after(start - timedelta(microseconds=1)) is None:
+            raise ValueError(
+                f"{name}={start.isoformat()} is after the last fire time of {self.source!r}: this schedule never "
+                f"fires after {last.isoformat()}; start before it or extend the year field"
+            )
 
     # -- explanation --------------------------------------------------------------------------------------
 
@@ -972,7 +1032,7 @@ class QuartzCron:
                     f"so the Quartz spelling is {self.expression!r}"
                 )
         if self._first is None:
-            out.append("never fires: no fire time in 1970-2099")
+            out.append(f"never fires: no fire time in {MIN_YEAR}-{LAST_YEAR}")
         else:
             when = now if now is not None else datetime.now(UTC)
             if self.next_after(when) is None:

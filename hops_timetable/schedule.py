@@ -48,6 +48,8 @@ def hops_schedule(
         max_catchup_runs=max_catchup_runs,
         skip_to_date=skip_to_date,
     )
+    if start is not None:
+        timetable.cron.check_fires_from("start_time", start)
     return {
         "schedule": timetable,
         "start_date": start,

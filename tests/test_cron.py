@@ -181,18 +181,57 @@ def test_never_firing_expression_answers_at_once() -> None:
     assert cron.next_after(T) is None
     assert cron.prev_before(T) is None
     assert not cron.matches(utc(2024, 2, 29))
-    assert "never fires: no fire time in 1970-2099" in cron.lints()
+    assert "never fires: no fire time in 1970-9999" in cron.lints()
 
 
-def test_search_range_is_1970_to_2099() -> None:
+def test_search_range_is_1970_to_the_end_of_year_9999() -> None:
     hourly = QuartzCron("0 0 * ? * *")
     assert hourly.next_after(datetime(1960, 5, 1, tzinfo=UTC)) == utc(1970, 1, 1)
     assert hourly.prev_before(datetime(1960, 5, 1, tzinfo=UTC)) is None
-    assert hourly.next_after(utc(2099, 12, 31, 23)) is None
-    assert hourly.prev_before(datetime(2150, 1, 1, tzinfo=UTC)) == utc(2099, 12, 31, 23)
-    assert not hourly.matches(datetime(2100, 1, 1, tzinfo=UTC))
+    assert hourly.next_after(utc(2099, 12, 31, 23)) == utc(2100, 1, 1)
+    assert hourly.prev_before(datetime(2150, 1, 1, tzinfo=UTC)) == utc(2149, 12, 31, 23)
+    assert hourly.matches(datetime(2100, 1, 1, tzinfo=UTC))
     assert hourly.first_fire == utc(1970, 1, 1)
-    assert hourly.last_fire == utc(2099, 12, 31, 23)
+    assert hourly.last_fire == utc(9999, 12, 31, 23)
+    assert hourly.next_after(utc(9999, 12, 31, 23)) is None
+
+
+@pytest.mark.parametrize("expression", ["0 0 * * *", "@hourly", "0 0 0 * * ?", "0 0 0 * * ? *", "0 0 12 ? * 2#1"])
+def test_expressions_without_a_year_limit_keep_firing_after_2099(expression: str) -> None:
+    cron = QuartzCron(expression)
+    fire = cron.next_after(utc(2099, 12, 31, 23, 59, 59))
+    assert fire is not None and fire.year == 2100
+    assert cron.next_after(utc(2150, 6, 1)) is not None
+    assert cron.prev_before(utc(9000, 1, 1)) is not None
+    last = cron.last_fire
+    assert last is not None and last.year == 9999
+
+
+def test_year_field_values_stay_1970_to_2099() -> None:
+    cron = QuartzCron("0 0 0 1 1 ? 2090-2099")
+    assert cron.last_fire == utc(2099, 1, 1)
+    assert cron.next_after(utc(2099, 1, 1)) is None
+    assert QuartzCron("0 0 0 1 1 ? */10").last_fire == utc(2090, 1, 1)
+    with pytest.raises(CronSyntaxError, match="out of range 1970-2099"):
+        QuartzCron("0 0 0 1 1 ? 2100")
+
+
+def test_never_firing_calendar_is_found_without_scanning_to_9999() -> None:
+    # The Gregorian calendar repeats every 400 years: one cycle without a firing day decides "never".
+    for expression in ("0 0 0 30 2 ?", "0 0 0 31 4,6,9,11 ?", "0 0 0 L-30 2 ?"):
+        cron = QuartzCron(expression)
+        assert cron.never_fires() and cron.first_fire is None and cron.last_fire is None
+
+
+def test_start_after_the_last_fire_is_refused() -> None:
+    cron = QuartzCron("0 0 0 1 1 ? 2024-2026")
+    cron.check_fires_from("start_time", utc(2026, 1, 1))  # the last fire itself still runs
+    with pytest.raises(ValueError, match=r"never fires after 2026-01-01T00:00:00\+00:00") as info:
+        cron.check_fires_from("start_time", utc(2026, 1, 1, 0, 0, 1))
+    assert "start_time=2026-01-01T00:00:01+00:00" in str(info.value)
+    with pytest.raises(ValueError, match="never fires"):
+        QuartzCron("0 0 0 30 2 ?").check_fires_from("start_time", utc(2024, 1, 1))
+    QuartzCron("0 0 * * *").check_fires_from("start_time", utc(2150, 1, 1))
 
 
 def test_extreme_datetimes_do_not_overflow() -> None:
@@ -200,7 +239,8 @@ def test_extreme_datetimes_do_not_overflow() -> None:
     plus14 = timezone(timedelta(hours=14))
     minus14 = timezone(timedelta(hours=-14))
     assert hourly.next_after(datetime.min.replace(tzinfo=plus14)) == utc(1970, 1, 1)
-    assert hourly.prev_before(datetime.max.replace(tzinfo=minus14)) == utc(2099, 12, 31, 23)
+    assert hourly.prev_before(datetime.max.replace(tzinfo=minus14)) == utc(9999, 12, 31, 23)
+    assert hourly.next_after(datetime.max.replace(tzinfo=UTC)) is None
 
 
 def test_microseconds_are_honoured() -> None:
