@@ -152,7 +152,13 @@ def test_refuses_what_quartz_cannot_evaluate() -> None:
         if isinstance(cases, str) or any(case[2] is None for case in cases)
     ]
     assert broken
-    accepted = [text for text in broken if not isinstance(parse(text), CronSyntaxError)]
+    # One exception: a calendar with no fire at all (the 31st of 30-day months), on which Quartz loops without
+    # end; the engine accepts it and says it never fires.
+    accepted = [
+        text
+        for text in broken
+        if not isinstance(cron := parse(text), CronSyntaxError) and not (cron.never_fires() and cron.lints())
+    ]
     assert not accepted, accepted[:20]
 
 
