@@ -44,8 +44,12 @@ def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
     """An ISO-8601 command-line time as aware UTC; naive means UTC, ``now`` means *now* (the real clock if None)."""
     if text.strip().lower() == "now":
         return now if now is not None else datetime.now(UTC)
+    iso = text.strip()
+    if iso[-1:] in ("Z", "z"):
+        # Python 3.10's fromisoformat rejects the "Z" suffix that later versions read as UTC.
+        iso = iso[:-1] + "+00:00"
     try:
-        value = datetime.fromisoformat(text.strip())
+        value = datetime.fromisoformat(iso)
     except ValueError:
         raise BadInput(
             f"{flag} {text!r} is not a time: expected ISO-8601 such as 2026-01-01T10:00:00Z (naive means UTC) or 'now'"

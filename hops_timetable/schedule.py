@@ -53,6 +53,8 @@ def hops_schedule(
         end_time=end,
         catchup=catchup,
     )
+    if start is not None:
+        timetable.cron.check_fires_from("start_time", start)
     return {
         "schedule": timetable,
         "start_date": start,
