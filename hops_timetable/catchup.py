@@ -68,11 +68,21 @@ class After:
         * Any other run (``run_after != end``) is a manual run that Airflow took as the reference because it
           occupies the stored next logical date. Its data interval ends at the newest fire at or before its logical
           date, so that logical date lies before the following fire: the next run starts at that cron fire.
-          The trigger time is never taken for a fire, so scheduled intervals stay on cron boundaries.
+          When the interval is not this cron's (the cron was edited since the trigger, or the interval was given
+          explicitly), the next run starts at the first cron fire after the trigger time at the earliest (a
+          logical date in the future of the trigger is then not known: the one case this cannot rule out). The
+          trigger time itself is never taken for a fire, so scheduled intervals stay on cron boundaries.
         """
         if run_after != end:
             following = cron.next_after(end)
             anchor = end if following is None else following
+            if cron.prev_before(end) != start or cron.next_after(end - _TICK) != end:
+                # The interval was not made by this cron (inferred under an older one, or given explicitly), so its
+                # logical date may lie past the fire after its end; it lies at or before the trigger time, so the
+                # next run starts after that. Fires whose windows start before the trigger are passed over.
+                triggered = cron.next_after(run_after)
+                if triggered is not None and triggered > anchor:
+                    anchor = triggered
             return cls(fire=anchor, floor=anchor)
         floor = end if start < end else end + _TICK
         return cls(fire=end, floor=floor)
