@@ -1125,7 +1125,7 @@ class QuartzCron:
             for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3))
         ]
         expressible = True
-        dom_q = "*" if dom_raw == "?" else upper[2]
+        dom_q = upper[2] if dom_raw != "?" and _same_in_quartz(items[_DOM], upper[2]) else "*"
         if dom is not None:
             if dom[0] == "setL":
                 dom_q = "L"
