@@ -32,8 +32,15 @@ from airflow.exceptions import AirflowTimetableInvalid
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, Timetable
 
 from hops_timetable.catchup import CatchupPolicy, Run
-from hops_timetable.cron import QuartzCron
-from hops_timetable.validation import check_catchup_runs, check_offset, check_utc_datetime
+from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.validation import (
+    ArgumentError,
+    check_catchup_runs,
+    check_iso_datetime,
+    check_offset,
+    check_utc_datetime,
+    short_repr,
+)
 from hops_timetable.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
@@ -179,23 +186,18 @@ class HopsworksTimetable(Timetable):
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
-        version = data.get("version", 1)
-        if not isinstance(version, int) or version > SERIALIZATION_VERSION:
-            raise ValueError(
-                f"HopsworksTimetable payload has format version {version!r}, newer than this hops_timetable "
-                f"understands (up to {SERIALIZATION_VERSION}); upgrade hops-timetable on this Airflow component"
-            )
-        skip = data.get("skip_to_date")
+        """The timetable :meth:`serialize` wrote *data* for.
+
+        A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION`
+        (a payload without ``version`` is version 1), lacks ``cron_expression``, holds an unknown key or a value
+        its key does not accept raises :class:`~hops_timetable.validation.ArgumentError` (a ``ValueError``), one
+        message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
+        """
+        arguments = _payload_arguments(data)
         with warnings.catch_warnings():
             # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
             warnings.simplefilter("ignore", HopsTimetableWarning)
-            return cls(
-                data["cron_expression"],
-                start_time_offset_seconds=data.get("start_time_offset_seconds"),
-                end_time_offset_seconds=data.get("end_time_offset_seconds"),
-                max_catchup_runs=data.get("max_catchup_runs"),
-                skip_to_date=None if skip is None else datetime.fromisoformat(skip),
-            )
+            return cls(**arguments)
 
     def validate(self) -> None:
         """Check the invariants again; a timetable built through ``__init__`` always passes."""
@@ -296,6 +298,70 @@ class HopsworksTimetable(Timetable):
             fire.isoformat(),
         )
         return self._run_info(policy.run(fire))
+
+
+_PAYLOAD_KEYS = (
+    "version",
+    "cron_expression",
+    "start_time_offset_seconds",
+    "end_time_offset_seconds",
+    "max_catchup_runs",
+    "skip_to_date",
+)
+
+
+def _payload_arguments(data: object) -> dict[str, Any]:
+    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.validation`."""
+    understood = (
+        "this hops-timetable reads format version 1"
+        if SERIALIZATION_VERSION == 1
+        else f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
+    )
+
+    def fail(key: str, value: object, problem: str) -> ArgumentError:
+        return ArgumentError(key, value, f"HopsworksTimetable payload: {problem} ({understood})")
+
+    if not isinstance(data, dict):
+        raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
+    if version > SERIALIZATION_VERSION:
+        raise fail(
+            "version",
+            version,
+            f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
+            "on this Airflow component",
+        )
+    unknown = sorted(str(key) for key in data if key not in _PAYLOAD_KEYS)
+    if unknown:
+        raise fail(
+            unknown[0],
+            data[unknown[0]],
+            f"unknown key(s) {', '.join(short_repr(k) for k in unknown)}; the keys are {', '.join(_PAYLOAD_KEYS)}",
+        )
+    if "cron_expression" not in data:
+        raise fail("cron_expression", None, "key 'cron_expression' is missing")
+    cron = data["cron_expression"]
+    checks = {
+        "start_time_offset_seconds": check_offset,
+        "end_time_offset_seconds": check_offset,
+        "max_catchup_runs": check_catchup_runs,
+        "skip_to_date": check_iso_datetime,
+    }
+    if not isinstance(cron, str):
+        raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
+    try:
+        QuartzCron(cron)
+    except CronSyntaxError as exc:
+        raise fail("cron_expression", cron, f"key 'cron_expression': {exc}") from None
+    arguments: dict[str, Any] = {"cron_expression": cron}
+    for key, check in checks.items():
+        try:
+            arguments[key] = check(f"key {key!r}", data.get(key))
+        except ArgumentError as exc:
+            raise fail(key, data.get(key), str(exc)) from None
+    return arguments
 
 
 def _stored_restriction(dag_model: DagModel) -> TimeRestriction | None:
