@@ -238,7 +238,12 @@ def check_iso_datetime(name: str, text: object) -> datetime | None:
         value = datetime.fromisoformat(iso)
     except ValueError:
         raise ArgumentError(name, text, f"{name}={short_repr(text)} is not a date-time: {expected}") from None
-    return check_utc_datetime(name, value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc))
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    try:
+        return check_utc_datetime(name, aware)
+    except ArgumentError as exc:  # out of range: say it with the text as given
+        message = str(exc).replace(f"{name}={aware.isoformat()}", f"{name}={short_repr(text)}", 1)
+        raise ArgumentError(name, text, message) from None
 
 
 def check_epoch_millis(name: str, value: object) -> datetime | None:
@@ -252,12 +257,13 @@ def check_epoch_millis(name: str, value: object) -> datetime | None:
         f"expected epoch milliseconds (a whole number from {_millis(EARLIEST_DATE)} to {_millis(LATEST_DATE)}), "
         "as the REST API returns"
     )
+    given = value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(name, value, f"{name}={short_repr(value)} is invalid: {valid}")
+        raise ArgumentTypeError(name, given, f"{name}={short_repr(given)} is invalid: {valid}")
     if not _millis(EARLIEST_DATE) <= value <= _millis(LATEST_DATE):
-        raise ArgumentError(name, value, f"{name}={short_repr(value)} is out of range: {valid}")
+        raise ArgumentError(name, given, f"{name}={short_repr(given)} is out of range: {valid}")
     return check_utc_datetime(name, _EPOCH + timedelta(milliseconds=value))
 
 
