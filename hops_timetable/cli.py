@@ -136,6 +136,10 @@ def _settings(args: argparse.Namespace, now: datetime) -> ScheduleSettings:
     )
 
 
+_FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
+"""The schedule options a ``--dag-file`` replaces (``--now`` still applies)."""
+
+
 def _count(flag: str, value: int, maximum: int, what: str) -> int:
     if not 1 <= value <= maximum:
         raise BadInput(f"{flag} {value} is invalid: give a count of {what} from 1 to {maximum:,}")
@@ -237,9 +241,14 @@ def cmd_preview(args: argparse.Namespace) -> int:
     if args.dag_file is not None:
         if args.dag_id is None:
             raise BadInput("--dag-file needs --dag-id: the id of the DAG in that file to preview")
+        ignored = [f"--{k.replace('_', '-')}" for k in _FILE_SETTINGS if getattr(args, k) not in (None, False)]
+        if ignored:
+            raise BadInput(f"{', '.join(ignored)} cannot be combined with --dag-file: the DAG file holds the schedule")
         from hops_timetable.dagfile import settings_from_dag_file
 
         settings = settings_from_dag_file(args.dag_file, args.dag_id)
+    elif args.dag_id is not None:
+        raise BadInput("--dag-id needs --dag-file: the DAG file that holds that DAG")
     else:
         settings = _settings(args, now)
     _count("-n", args.n, MAX_COUNT, "runs")

@@ -165,7 +165,7 @@ class ImportedSchedule:
         func = self.function_name
         call = self.call().replace("\n", "\n    ")
         paused = "\n    is_paused_upon_creation=True," if self.paused else ""
-        return f"""{self.docstring()!r}
+        return f"""{_string_literal(self.docstring())}
 
 import os
 from datetime import datetime, timezone
@@ -215,6 +215,15 @@ def {func}() -> None:
         else:
             lines += ["", self.call(), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
         return lines
+
+
+def _string_literal(text: str) -> str:
+    """*text* as Python source: one ``repr`` per line, implicitly concatenated, so it reads as the text does."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return repr(text)
+    parts = [repr(line + "\n") for line in lines[:-1]] + [repr(lines[-1])]
+    return "(\n    " + "\n    ".join(parts) + "\n)"
 
 
 def _json_value(value: object) -> object:

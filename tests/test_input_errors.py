@@ -227,6 +227,11 @@ def test_a_corrupted_payload_fails_only_its_dag_when_airflow_loads_dags(
             ["--expand 5000"],
         ),
         (["next", HOURLY, "--after", "x" * 10_000], ["characters long"]),
+        (
+            ["preview", "--dag-file", "d.py", "--dag-id", "d", "--catchup"],
+            ["--catchup cannot be combined with --dag-file"],
+        ),
+        (["preview", "--cron", "@daily", "--dag-id", "d"], ["--dag-id needs --dag-file"]),
     ],
 )
 def test_bad_cli_input_is_one_line_with_status_2(
