@@ -46,7 +46,7 @@ UTC = timezone.utc
 
 MAX_COUNT = 10_000
 """The most fire times, runs or rows a command lists (``-n``, ``--limit``)."""
-MAX_COMPARE = 500
+MAX_COMPARE = 200
 """The most runs ``compare`` asks of each timetable: Airflow's own take about a millisecond a run."""
 MAX_EXPAND = 100
 """The largest ``simulate --expand``: ranges of up to this many fires are listed fire by fire."""
@@ -433,7 +433,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     frozen = args.now is not None
     now = _now(args)
     settings = _settings(args, now)
-    _count("-n", args.n, MAX_COMPARE, "runs (Airflow's own timetables take about a millisecond a run)")
+    _count("-n", args.n, MAX_COMPARE, "runs (Airflow's own timetables take milliseconds a run)")
     result = compare(settings, now, args.n, freeze_clock=frozen)
     _emit(args, result.as_json(), result.text)
     return 0

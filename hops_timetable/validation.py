@@ -14,6 +14,7 @@ Ranges, and why:
 * ``start_time_offset_seconds`` lies in ``0 .. MAX_OFFSET_SECONDS`` (100 years of 365 days). Cron fires lie in
   1970-2099, so a window moved by at most that much still starts after the year 1000 and every ``HOPS_*`` value
   keeps a four-digit year; a start date before 1970 is checked against the offset by :func:`check_window_start`.
+  Without an offset a window starts at a fire or at the start date, whose years ``format_hops_time`` pads.
 """
 
 from __future__ import annotations
@@ -196,21 +197,22 @@ def check_end_after_start(start_name: str, start: datetime | None, end_name: str
 
 
 def check_window_start(start_name: str, start: datetime | None, offset_name: str, offset: int | None) -> None:
-    """The earliest HOPS window, ``start - offset`` for a start date, must not begin before ``EARLIEST_WINDOW``.
+    """An offset must not move the first HOPS window of a start date before ``EARLIEST_WINDOW``.
 
     The first interval of a schedule is clamped to its start date, so its HOPS window begins at
-    ``start - offset``; before the year 1000 the ``HOPS_*`` values would lose their four-digit year.
+    ``start - offset``; moved before the year 1000 the ``HOPS_*`` values would lose their four-digit year, and
+    before the year 1 the arithmetic would overflow in every task.
     """
-    if start is None:
+    if start is None or not offset:
         return
-    shift = timedelta(seconds=offset or 0)
+    shift = timedelta(seconds=offset)
     if start - EARLIEST_WINDOW < shift:
         raise ArgumentError(
             start_name,
             start,
             f"{start_name}={start.isoformat()} with {offset_name}={offset} would start the first HOPS window before "
-            f"{EARLIEST_WINDOW.isoformat()}; give a {start_name} from "
-            f"{(EARLIEST_WINDOW + shift).isoformat()} on, or a smaller offset",
+            f"{EARLIEST_WINDOW.isoformat()}; give a {start_name} from {(EARLIEST_WINDOW + shift).isoformat()} on, "
+            "or a smaller offset",
         )
 
 

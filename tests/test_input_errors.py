@@ -93,6 +93,7 @@ def test_a_start_date_before_1970_is_checked_against_the_offset() -> None:
     with pytest.raises(ValueError, match=r"start_time=1000-01-01.* would start the first HOPS window before 1000"):
         hops_schedule(HOURLY, start_time=start, start_time_offset_seconds=1)
     assert hops_schedule(HOURLY, start_time=start)["start_date"] == start
+    assert hops_schedule(HOURLY, start_time=start + timedelta(seconds=60), start_time_offset_seconds=60)
 
 
 # -- deserialization ----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -147,6 +148,35 @@ def test_cli_arguments_work_or_exit_2_with_one_line(argv: list[str]) -> None:
         assert err == "" and out
         if "--json" in argv:
             json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def airflow_timetables() -> None:
+    """Airflow imported once, outside the per-example deadline: importing it takes seconds, comparing does not."""
+    import airflow.timetables.interval
+    import airflow.timetables.trigger  # noqa: F401
+
+
+@given(
+    st.sampled_from(["@daily", "@hourly", "*/5 * * * *", "0 0 29 2 *", "0 9 * * 1-5", "0 0 * ? * * *"])
+    | st.text(max_size=12),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["--start-time", "--end-time", "--now", "--start-time-offset-seconds", "-n"]),
+            times | numbers,
+        ),
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_compare_arguments_work_or_exit_2_with_one_line(
+    cron: str, options: list[tuple[str, str]], catchup: bool
+) -> None:
+    argv = ["compare", "--cron", cron, "-n", "20", *(x for pair in options for x in pair)]
+    argv += ["--catchup"] if catchup else []
+    status, _, err = _run(argv)
+    assert status in (0, 2), (argv, err)
+    assert (status == 0) == (err == "") and (status == 0 or err.count("\n") == 1), (argv, err)
 
 
 # -- the importer -------------------------------------------------------------------------------------------
