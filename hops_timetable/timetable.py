@@ -319,7 +319,7 @@ def _payload_arguments(data: object) -> dict[str, Any]:
     )
 
     def fail(key: str, value: object, problem: str) -> ArgumentError:
-        return ArgumentError(key, value, f"HopsworksTimetable payload: {problem} ({understood})")
+        return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
 
     if not isinstance(data, dict):
         raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")

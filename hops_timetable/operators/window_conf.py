@@ -59,14 +59,16 @@ _ISO_DATETIME = re.compile(
 _EXPECTED = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
 
 
-_MAX_PROBLEMS = 10
+_MAX_PROBLEMS = 4
+_EXPECTED_TAIL = f"; expected {_EXPECTED}"
 
 
 class HopsWindowError(ValueError):
     """``dag_run.conf["hops_window"]`` is not a valid window; the message names each bad key and its value.
 
     ``key``, ``value`` and the message's start are those of the first problem; ``problems`` lists every one as
-    ``(key, value, problem)``, in the order of :data:`WINDOW_KEYS` after the unknown keys.
+    ``(key, value, problem)``, unknown keys first, then in the order of :data:`WINDOW_KEYS`. The message is one
+    line of at most about 1,000 characters: it shows the first :data:`_MAX_PROBLEMS` problems and counts the rest.
     """
 
     def __init__(self, key: str, value: object, problem: str, *, more: Sequence[HopsWindowError] = ()) -> None:
@@ -75,9 +77,18 @@ class HopsWindowError(ValueError):
         self.problems: list[tuple[str, object, str]] = [(key, value, problem)]
         for error in more:
             self.problems.extend(error.problems)
-        shown = [f'conf["{CONF_KEY}"]{k}={short_repr(v)} {p}' for k, v, p in self.problems[:_MAX_PROBLEMS]]
+        if len(self.problems) == 1:
+            super().__init__(f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
+            return
+        # The expected form is said once at the end rather than after every date-time.
+        shown = [
+            f'conf["{CONF_KEY}"]{k}={short_repr(v, 40)} {p.removesuffix(_EXPECTED_TAIL)}'
+            for k, v, p in self.problems[:_MAX_PROBLEMS]
+        ]
         if len(self.problems) > _MAX_PROBLEMS:
             shown.append(f"and {len(self.problems) - _MAX_PROBLEMS} more problem(s)")
+        if any(p.endswith(_EXPECTED_TAIL) for _, _, p in self.problems[:_MAX_PROBLEMS]):
+            shown.append(f"date-times are expected as {_EXPECTED}")
         super().__init__("; ".join(shown))
 
 
