@@ -50,7 +50,7 @@ MAX_COMPARE = 200
 """The most runs ``compare`` asks of each timetable: Airflow's own take about a millisecond a run."""
 MAX_EXPAND = 100
 """The largest ``simulate --expand``: ranges of up to this many fires are listed fire by fire."""
-MAX_EVENTS = 10
+MAX_EVENTS = 5
 """The most ``--outage`` and ``--pause`` events of one simulation."""
 MAX_SIMULATED_FIRES = 100_000_000
 """The most fires a simulated timeline may hold (a per-second cron over three years)."""

@@ -233,6 +233,11 @@ def test_a_corrupted_payload_fails_only_its_dag_when_airflow_loads_dags(
             ["--catchup cannot be combined with --dag-file"],
         ),
         (["preview", "--cron", "@daily", "--dag-id", "d"], ["--dag-id needs --dag-file"]),
+        (
+            ["simulate", "--cron", "@daily", "--until", "2026-02-01"]
+            + [x for d in range(1, 7) for x in ("--pause", f"2026-01-{d:02d}..2026-01-{d:02d}T01:00")],
+            ["6 --outage/--pause events: give at most 5"],
+        ),
     ],
 )
 def test_bad_cli_input_is_one_line_with_status_2(
