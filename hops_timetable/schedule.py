@@ -58,7 +58,14 @@ def hops_schedule(
         end_time_offset_seconds=end_time_offset_seconds,
         max_catchup_runs=max_catchup_runs,
         skip_to_date=skip_to_date,
+        # The timetable holds the DAG's restriction, so that it tells a backfill's range from the DAG's own and
+        # never needs the serialized DAG when it re-checks a stored run.
+        start_time=start,
+        end_time=end,
+        catchup=catchup,
     )
+    if start is not None:
+        timetable.cron.check_fires_from("start_time", start)
     return {
         "schedule": timetable,
         "start_date": start,

@@ -37,15 +37,16 @@ def list_field(
     if draw(st.integers(0, 4)) == 0:
         return "*", set(range(lo, hi + 1))
 
-    def show(v: int) -> str:
-        if names is not None and draw(st.booleans()):
-            return names[v - lo]
-        return str(v)
-
     parts: list[str] = []
     values: set[int] = set()
     for _ in range(draw(st.integers(1, max_items))):
         kind = draw(st.sampled_from(["value", "range", "start-step", "star-step", "range-step"]))
+        # Names or numbers per item: Quartz refuses a range mixing both and ignores a step after a name.
+        named = names is not None and kind in ("value", "range") and draw(st.booleans())
+
+        def show(v: int, named: bool = named) -> str:
+            return names[v - lo] if named and names is not None else str(v)
+
         a = draw(st.integers(lo, hi))
         if kind == "value":
             parts.append(show(a))
@@ -112,8 +113,10 @@ def dom_spec(draw: st.DrawFn) -> DaySpec:
 def dow_spec(draw: st.DrawFn) -> DaySpec:
     kind = draw(st.sampled_from(["plain", "plain", "wrap", "L", "nL", "#"]))
 
+    named = draw(st.booleans())
+
     def show(v: int) -> str:
-        return DOW_NAMES[v - 1] if draw(st.booleans()) else str(v)
+        return DOW_NAMES[v - 1] if named else str(v)
 
     if kind == "plain":
         text, days = draw(list_field(1, 7, DOW_NAMES))

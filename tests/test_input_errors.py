@@ -30,13 +30,14 @@ from hops_timetable.importer import (
     write_dag_files,
 )
 from hops_timetable.operators.window_conf import HopsWindowError, parse_conf_window, parse_window_time
-from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.timetable import SERIALIZATION_VERSION, HopsworksTimetable
 from hops_timetable.validation import MAX_OFFSET_SECONDS, ArgumentError
 from hops_timetable.window import hops_window
 
 UTC = timezone.utc
 HOURLY = "0 0 * ? * * *"
 JAN_1_2026_MS = 1_767_225_600_000
+UNDERSTOOD = f"reads format versions 1 to {SERIALIZATION_VERSION}"
 INJECTION = 'x"""; open("PWNED","w").write("1"); """'
 
 
@@ -114,7 +115,9 @@ PAYLOAD = HopsworksTimetable(HOURLY, skip_to_date=datetime(2026, 1, 1, tzinfo=UT
         ({**PAYLOAD, "version": 0}, "key 'version'=0 is not a format version"),
         ({**PAYLOAD, "version": -1}, "key 'version'=-1 is not a format version"),
         ({**PAYLOAD, "version": True}, "key 'version'=True is not a format version"),
-        ({**PAYLOAD, "version": 2}, "key 'version'=2 is newer than this hops-timetable understands"),
+        ({**PAYLOAD, "version": 3}, "key 'version'=3 is newer than this hops-timetable understands"),
+        ({**PAYLOAD, "catchup": 1}, "key 'catchup'=1 is invalid: expected True or False"),
+        ({**PAYLOAD, "start_time": "2026-01-01T00:00:00Z"}, "start_time/end_time are given without catchup"),
         ({**PAYLOAD, "cron_expression": 5}, "key 'cron_expression'=5 is not a string"),
         ({**PAYLOAD, "cron_expression": "0 0 12 * * MON"}, "key 'cron_expression': invalid day-of-month"),
         ({**PAYLOAD, "max_catchup_runs": "3"}, "key 'max_catchup_runs'='3' is invalid"),
@@ -126,7 +129,7 @@ def test_bad_payloads_name_the_key_and_the_versions_understood(payload: Any, nee
     with pytest.raises(ValueError) as caught:
         HopsworksTimetable.deserialize(payload)
     message = str(caught.value)
-    assert needle in message and "reads format version 1" in message and "\n" not in message
+    assert needle in message and UNDERSTOOD in message and "\n" not in message
     assert type(caught.value).__name__ == "ArgumentError"
 
 
