@@ -388,6 +388,7 @@ def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
             return None
 
     cron = obj.get("cronExpression")
+    parsed: QuartzCron | None = None
     if not isinstance(cron, str):
         out.errors.append(
             f"cronExpression={short_repr(cron)} is invalid: expected a Quartz cron expression string such as "
@@ -395,7 +396,7 @@ def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
         )
     else:
         try:
-            QuartzCron(cron)
+            parsed = QuartzCron(cron)
             out.kwargs["cron_expression"] = cron.strip()
         except CronSyntaxError as exc:
             out.errors.append(f"cronExpression is rejected by this engine: {exc}")
@@ -404,6 +405,12 @@ def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
         value = check(key, lambda key=key: check_epoch_millis(key, obj.get(key)))  # type: ignore[misc]
         if isinstance(value, datetime):
             out.kwargs[name] = dates[name] = value
+    start = dates.get("start_time")
+    if parsed is not None and start is not None:
+        try:
+            parsed.check_fires_from("startDateTime", start)  # else the generated DAG file would not import
+        except ValueError as exc:
+            out.errors.append(str(exc))
     check(
         "endDateTime",
         lambda: check_end_after_start("startDateTime", dates.get("start_time"), "endDateTime", dates.get("end_time")),

@@ -16,9 +16,7 @@ from hops_timetable.validation import (
     check_bool,
     check_end_after_start,
     check_max_active_runs,
-    check_offset,
     check_utc_datetime,
-    check_window_start,
 )
 
 __all__ = ["hops_schedule"]
@@ -44,12 +42,6 @@ def hops_schedule(
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
     check_end_after_start("start_time", start, "end_time", end)
-    check_window_start(
-        "start_time",
-        start,
-        "start_time_offset_seconds",
-        check_offset("start_time_offset_seconds", start_time_offset_seconds),
-    )
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(
