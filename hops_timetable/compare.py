@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pendulum
 
+from hops_timetable.cron import MAX_YEAR
 from hops_timetable.window import as_utc, format_hops_time, hops_window
 
 if TYPE_CHECKING:
@@ -33,6 +34,10 @@ HOPS = "HopsworksTimetable"
 DATA_INTERVAL = "CronDataIntervalTimetable"
 TRIGGER = "CronTriggerTimetable"
 NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
+
+# Hopsworks' engine has no fires after 2099; asking Airflow's for runs beyond it only costs time (a sparse cron
+# such as Feb 29 takes croniter long searches) and every such row would read "no run in Hopsworks".
+_HORIZON = datetime(MAX_YEAR + 1, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -167,8 +172,11 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
             found: list[tuple[datetime, datetime, datetime]] = []
             info = None
             while len(found) < n:
-                info = timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)
-                if info is None or info.data_interval is None:
+                try:
+                    info = timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)
+                except OverflowError:
+                    break  # Airflow cannot step past the year 9999: no later runs, as for Hopsworks
+                if info is None or info.data_interval is None or info.run_after > _HORIZON:
                     break
                 interval = info.data_interval
                 found.append((as_utc(info.run_after), as_utc(interval.start), as_utc(interval.end)))

@@ -12,7 +12,12 @@ from datetime import datetime
 from typing import Any
 
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.validation import check_end_after_start, check_utc_datetime
+from hops_timetable.validation import (
+    check_bool,
+    check_end_after_start,
+    check_max_active_runs,
+    check_utc_datetime,
+)
 
 __all__ = ["hops_schedule"]
 
@@ -37,10 +42,8 @@ def hops_schedule(
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
     check_end_after_start("start_time", start, "end_time", end)
-    if not isinstance(catchup, bool):
-        raise TypeError(f"catchup must be True or False, got {catchup!r}")
-    if isinstance(max_active_runs, bool) or not isinstance(max_active_runs, int) or max_active_runs < 1:
-        raise ValueError(f"max_active_runs must be a whole number >= 1, got {max_active_runs!r}")
+    check_bool("catchup", catchup)
+    check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(
         cron_expression,
         start_time_offset_seconds=start_time_offset_seconds,

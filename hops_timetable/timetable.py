@@ -37,8 +37,18 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 
 from hops_timetable import _compat
 from hops_timetable.catchup import After, CatchupPolicy, Run
-from hops_timetable.cron import QuartzCron
-from hops_timetable.validation import check_catchup_runs, check_end_after_start, check_offset, check_utc_datetime
+from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.validation import (
+    ArgumentError,
+    check_bool,
+    check_catchup_runs,
+    check_end_after_start,
+    check_iso_datetime,
+    check_offset,
+    check_utc_datetime,
+    check_window_start,
+    short_repr,
+)
 from hops_timetable.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
@@ -121,6 +131,7 @@ class HopsworksTimetable(Timetable):
         self._start_time = check_utc_datetime("start_time", start_time)
         self._end_time = check_utc_datetime("end_time", end_time)
         check_end_after_start("start_time", self._start_time, "end_time", self._end_time)
+        check_window_start("start_time", self._start_time, "start_time_offset_seconds", self._start_time_offset_seconds)
         if catchup is not None and not isinstance(catchup, bool):
             raise TypeError(f"catchup must be True, False or None, got {catchup!r} ({type(catchup).__name__})")
         if catchup is None and (self._start_time is not None or self._end_time is not None):
@@ -268,28 +279,24 @@ class HopsworksTimetable(Timetable):
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
-        version = data.get("version", 1)
-        if not isinstance(version, int) or version > SERIALIZATION_VERSION:
-            raise ValueError(
-                f"HopsworksTimetable payload has format version {version!r}, newer than this hops_timetable "
-                f"understands (up to {SERIALIZATION_VERSION}); upgrade hops-timetable on this Airflow component"
-            )
-        skip = data.get("skip_to_date")
-        start = data.get("start_time")
-        end = data.get("end_time")
+        """The timetable :meth:`serialize` wrote *data* for.
+
+        A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION`
+        (a payload without ``version`` is version 1), lacks ``cron_expression``, holds an unknown key or a value
+        its key does not accept raises :class:`~hops_timetable.validation.ArgumentError` (a ``ValueError``), one
+        message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
+        """
+        arguments = _payload_arguments(data)
         with warnings.catch_warnings():
             # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
             warnings.simplefilter("ignore", HopsTimetableWarning)
-            return cls(
-                data["cron_expression"],
-                start_time_offset_seconds=data.get("start_time_offset_seconds"),
-                end_time_offset_seconds=data.get("end_time_offset_seconds"),
-                max_catchup_runs=data.get("max_catchup_runs"),
-                skip_to_date=None if skip is None else datetime.fromisoformat(skip),
-                start_time=None if start is None else datetime.fromisoformat(start),
-                end_time=None if end is None else datetime.fromisoformat(end),
-                catchup=data.get("catchup"),
-            )
+            try:
+                return cls(**arguments)
+            except CronSyntaxError as exc:  # every value was checked alone already; the cron is parsed here
+                cron = arguments["cron_expression"]
+                raise _payload_error("cron_expression", cron, f"key 'cron_expression': {exc}") from None
+            except (TypeError, ValueError) as exc:  # values that do not go together, named by the constructor
+                raise _payload_error("", data, str(exc)) from None
 
     def validate(self) -> None:
         """Check the invariants again; a timetable built through ``__init__`` always passes."""
@@ -472,6 +479,81 @@ class HopsworksTimetable(Timetable):
                 _optional_pendulum(self._start_time), _optional_pendulum(self._end_time), self._catchup
             )
         return _compat.stored_time_restriction(dag_model)
+
+
+_PAYLOAD_KEYS = (
+    "version",
+    "cron_expression",
+    "start_time_offset_seconds",
+    "end_time_offset_seconds",
+    "max_catchup_runs",
+    "skip_to_date",
+    "start_time",
+    "end_time",
+    "catchup",
+)
+"""Every key :meth:`HopsworksTimetable.serialize` has written (the last three since version 2); any other key is a
+corrupted or hand-edited payload and is refused rather than silently dropped."""
+
+
+def _check_optional_bool(name: str, value: object) -> bool | None:
+    return None if value is None else check_bool(name, value)
+
+
+def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
+    understood = (
+        "this hops-timetable reads format version 1"
+        if SERIALIZATION_VERSION == 1
+        else f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
+    )
+    return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
+
+
+def _payload_arguments(data: object) -> dict[str, Any]:
+    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.validation`.
+
+    The cron expression is only type-checked here; the constructor parses it (once).
+    """
+    fail = _payload_error
+    if not isinstance(data, dict):
+        raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
+    if version > SERIALIZATION_VERSION:
+        raise fail(
+            "version",
+            version,
+            f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
+            "on this Airflow component",
+        )
+    unknown = [key for key in data if key not in _PAYLOAD_KEYS]
+    if unknown:
+        names = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
+        raise fail(
+            str(unknown[0]), data[unknown[0]], f"unknown key(s) {names}; the keys are {', '.join(_PAYLOAD_KEYS)}"
+        )
+    if "cron_expression" not in data:
+        raise fail("cron_expression", None, "key 'cron_expression' is missing")
+    cron = data["cron_expression"]
+    checks = {
+        "start_time_offset_seconds": check_offset,
+        "end_time_offset_seconds": check_offset,
+        "max_catchup_runs": check_catchup_runs,
+        "skip_to_date": check_iso_datetime,
+        "start_time": check_iso_datetime,
+        "end_time": check_iso_datetime,
+        "catchup": _check_optional_bool,
+    }
+    if not isinstance(cron, str):
+        raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
+    arguments: dict[str, Any] = {"cron_expression": cron}
+    for key, check in checks.items():
+        try:
+            arguments[key] = check(f"key {key!r}", data.get(key))
+        except ArgumentError as exc:
+            raise fail(key, data.get(key), str(exc)) from None
+    return arguments
 
 
 def _optional_pendulum(value: datetime | None) -> pendulum.DateTime | None:

@@ -27,5 +27,5 @@ def test_utc_spellings(text: str) -> None:
 
 def test_naive_is_utc_and_garbage_is_refused() -> None:
     assert parse_time("--after", "2026-01-01T10:30") == datetime(2026, 1, 1, 10, 30, tzinfo=UTC)
-    with pytest.raises(BadInput, match="--after 'Z' is not a time"):
+    with pytest.raises(BadInput, match="--after='Z' is not a date-time"):
         parse_time("--after", "Z")

@@ -67,7 +67,7 @@ def test_serialization_round_trip_keeps_every_parameter() -> None:
 def test_serialized_payload_has_a_format_version_and_unknown_versions_fail_clearly() -> None:
     payload = HopsworksTimetable(HOURLY).serialize()
     assert payload["version"] == 2
-    with pytest.raises(ValueError, match="format version 99"):
+    with pytest.raises(ValueError, match="'version'=99 is newer"):
         HopsworksTimetable.deserialize({**payload, "version": 99})
 
 
