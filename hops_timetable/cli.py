@@ -456,6 +456,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a JSON file as the Hopsworks REST API or Python SDK exports it, or - for stdin")
     p.add_argument("--output", help="write the DAG file there (a directory when there are several schedules)")
     p.set_defaults(func=cmd_import)
+
+    from hops_timetable.audit import add_parser as add_audit
+
+    add_audit(sub, common)
     return parser
 
 
