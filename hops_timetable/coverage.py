@@ -30,6 +30,7 @@ from typing import Any
 
 from hops_timetable.catchup import CatchupPolicy, FireDecision
 from hops_timetable.operators.window_conf import CONF_KEY, SCHEDULED_RUN_TYPES, HopsWindowError, resolve_hops_env
+from hops_timetable.operators.window_params import conf_with_form_window
 from hops_timetable.simulate import Decision
 from hops_timetable.window import HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
 
@@ -214,13 +215,17 @@ def run_window(run: RunRecord, offset_seconds: int | None) -> RunWindow:
         interval = (run.data_interval_start, run.data_interval_end)
     try:
         env = resolve_hops_env(
-            run_type=run.run_type, data_interval=interval, conf=run.conf, offset_seconds=offset_seconds
+            run_type=run.run_type,
+            data_interval=interval,
+            conf=conf_with_form_window(run.conf),
+            offset_seconds=offset_seconds,
         )
     except HopsWindowError as exc:
         return RunWindow(run, None, "conf", str(exc))
     if not env:
         return RunWindow(run, None, None)
-    source = "conf" if isinstance(run.conf, Mapping) and CONF_KEY in run.conf else "scheduler"
+    conf = conf_with_form_window(run.conf)
+    source = "conf" if isinstance(conf, Mapping) and CONF_KEY in conf else "scheduler"
     window = HopsWindow(
         start=parse_hops_time(env["HOPS_START_TIME"]),
         end=parse_hops_time(env["HOPS_END_TIME"]),
