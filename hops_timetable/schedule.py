@@ -62,5 +62,8 @@ def hops_schedule(
         "max_active_runs": max_active_runs,
     }
     if trigger_form:
-        kwargs["params"] = hops_window_params()
+        from airflow.sdk.definitions.param import ParamsDict
+
+        # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
+        kwargs["params"] = ParamsDict(hops_window_params())
     return kwargs

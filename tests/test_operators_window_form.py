@@ -51,7 +51,8 @@ def context(dag_run: RuntimeDagRun) -> dict[str, Any]:
 def test_hops_schedule_gives_the_trigger_form_two_optional_window_fields() -> None:
     params = hops_schedule("0 0 * ? * * *", start_time=START)["params"]
     assert set(params) == {START_PARAM, END_PARAM}
-    for param in params.values():
+    for name in (START_PARAM, END_PARAM):
+        param = params.get_param(name)
         assert isinstance(param, Param)
         assert param.value is None
         assert param.schema["format"] == "date-time"
