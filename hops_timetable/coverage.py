@@ -96,6 +96,7 @@ class FireCoverage:
     run_ids: tuple[str, ...] = ()
     state: str | None = None
     covered: bool = False
+    pending: bool = False  # due within the grace period: the scheduler is about to create its run
 
     @property
     def status(self) -> str:
@@ -110,8 +111,8 @@ class FireCoverage:
 
     @property
     def expected(self) -> bool:
-        """Whether the schedule means this window to be processed (it is eligible)."""
-        return self.decision is not Decision.BEFORE_SKIP_TO_DATE
+        """Whether this window counts: eligible, and not a fire that has only just become due."""
+        return self.decision is not Decision.BEFORE_SKIP_TO_DATE and not self.pending
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,9 @@ class Coverage:
                 extra.append(f"{len(self.duplicates)} window(s) processed more than once")
             elif self.overlaps:
                 extra.append(f"{len(self.overlaps)} overlap(s)")
+            pending = sum(1 for f in self.fires if f.pending)
+            if pending:
+                extra.append(f"{pending} fire(s) due a moment ago, run not created yet")
             tail = f" ({'; '.join(extra)})" if extra else ""
             return f"complete: all {expected} expected window(s) up to {format_hops_time(self.now)} processed{tail}"
         missing = [f for f in self.fires if f.expected and not f.covered]
@@ -188,6 +192,7 @@ class Coverage:
                     "state": f.state,
                     "run_ids": list(f.run_ids),
                     "covered": f.covered,
+                    "pending": f.pending,
                 }
                 for f in self.fires
             ],
@@ -250,12 +255,15 @@ def coverage(
     *,
     since: datetime | None = None,
     max_fires: int = 100_000,
+    due_grace: timedelta = timedelta(minutes=1),
 ) -> Coverage:
     """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.
 
     The timeline begins at the policy's start (or, without one, at the data interval start of the oldest scheduled
     run) or at *since* if that is later; when more than *max_fires* fires lie in it, only the newest are kept and
-    ``truncated`` is set. Raises ``ValueError`` for ``max_fires < 1``.
+    ``truncated`` is set. A fire that became due less than *due_grace* before *now* and has no run yet is
+    ``pending``: listed, but neither a gap nor counted, since the scheduler creates runs a moment after their fire.
+    Raises ``ValueError`` for ``max_fires < 1``.
     """
     if max_fires < 1:
         raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
@@ -287,6 +295,7 @@ def coverage(
                 run_ids=tuple(r.run_id for r in own),
                 state=_best_state(own) if own else None,
                 covered=_inside(processed, window.start, window.end),
+                pending=decision is Decision.DUE and fire > now - due_grace,
             )
         )
     gaps = _gaps(result, processed)

@@ -133,6 +133,16 @@ def test_skip_to_date_fires_are_listed_but_not_expected_and_the_newest_fires_are
         Decision.DUE.value,
     ]
     assert [(g.start, g.end) for g in result.gaps] == [(at(4), at(6))]
+    # Seen 10 s after the 06:00 fire, its missing run is pending, not a gap; 05:00 stays missed.
+    soon = coverage(policy, False, None, runs, now=at(6) + timedelta(seconds=10))
+    assert [f.pending for f in soon.fires] == [False] * 5 + [True]
+    assert [(g.start, g.end) for g in soon.gaps] == [(at(4), at(5))]
+    fine = coverage(policy, False, None, [*runs, scheduled(5)], now=at(6) + timedelta(seconds=10))
+    assert fine.complete
+    assert fine.verdict() == (
+        "complete: all 3 expected window(s) up to 2026-01-01T06:00:10Z processed "
+        "(1 fire(s) due a moment ago, run not created yet)"
+    )
 
 
 def test_catchup_false_names_its_own_reason_and_a_manual_run_without_window_covers_nothing() -> None:

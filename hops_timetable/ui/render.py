@@ -57,7 +57,7 @@ def _seconds(seconds: int) -> str:
 def schedule_in_words(settings: ScheduleSettings, paused: bool | None = None) -> list[str]:
     """This DAG's schedule, one sentence per setting, for its actual settings (not both catch-up cases)."""
     s = settings
-    lines = [f"Fires {s.cron.describe()} (UTC): {s.cron.expression}."]
+    lines = [f"Fires (UTC): {s.cron.describe()}: {s.cron.expression}"]
     if s.start is None:
         lines.append("No start_time: nothing before the DAG was first scheduled is replayed.")
     else:
