@@ -253,7 +253,7 @@ def _checked(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[R
         if would == [f.interval_start for f in step.fires]:
             out.append(step)
             continue
-        note = f"; Airflow's backfill would create {len(would)} other run(s) for this range"
+        note = f"; Airflow's backfill of this range would create {len(would)} run(s), not these {len(step.fires)}"
         out += [RepairStep("manual", (fire,), note=note) for fire in step.fires]
     return out
 
@@ -314,7 +314,14 @@ def _text(item: Audited, limit: int) -> list[str]:
     plan = []
     if item.repair:
         plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
-        for n, step in enumerate(item.repair):
+        shown: list[tuple[int, RepairStep | None]] = list(enumerate(item.repair))
+        if len(shown) > 8:
+            # The JSON lists every step; the text keeps the first and the last few.
+            shown = [*shown[:4], (-1, None), *shown[-2:]]
+        for n, step in shown:
+            if step is None:
+                plan.append(f"  ... {len(item.repair) - 6} more step(s) of the same kind (--json lists all)")
+                continue
             done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
             plan.append(f"  {step.describe()}{done}")
     return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {cov.verdict()}"]
