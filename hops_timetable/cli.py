@@ -558,6 +558,10 @@ def _parser() -> _Parser:
     p.add_argument("--output", help="write the DAG file there (a directory when there are several schedules)")
     p.add_argument("--force", action="store_true", help="overwrite DAG files that exist already")
     p.set_defaults(func=cmd_import)
+
+    from hops_timetable.audit import add_parser as add_audit
+
+    add_audit(sub, common)
     return parser
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hops_timetable.operators.window_params import hops_window_params
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.validation import (
     check_bool,
@@ -19,7 +20,7 @@ from hops_timetable.validation import (
     check_utc_datetime,
 )
 
-__all__ = ["hops_schedule"]
+__all__ = ["hops_schedule", "hops_window_params"]
 
 
 def hops_schedule(
@@ -32,12 +33,17 @@ def hops_schedule(
     max_active_runs: int = 1,
     max_catchup_runs: int | None = None,
     skip_to_date: datetime | None = None,
+    trigger_form: bool = True,
 ) -> dict[str, Any]:
     """The DAG keyword arguments ``schedule``, ``start_date``, ``end_date``, ``catchup`` and ``max_active_runs``.
 
     ``start_time=None`` means "from now on", as in Hopsworks: nothing before the moment the DAG is first scheduled
     is replayed. Dates must be timezone-aware. Every argument is validated here, so a mistake fails the DAG import
     with a message instead of silently stopping the scheduler later.
+
+    ``trigger_form=True`` also returns ``params`` that give the Trigger form optional "HOPS window start" / "HOPS
+    window end" fields (:func:`hops_window_params`), which become the run's ``conf["hops_window"]``. Pass
+    ``trigger_form=False`` when the DAG has params of its own, and merge ``hops_window_params()`` into them.
     """
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
@@ -58,10 +64,16 @@ def hops_schedule(
     )
     if start is not None:
         timetable.cron.check_fires_from("start_time", start)
-    return {
+    kwargs: dict[str, Any] = {
         "schedule": timetable,
         "start_date": start,
         "end_date": end,
         "catchup": catchup,
         "max_active_runs": max_active_runs,
     }
+    if trigger_form:
+        from airflow.sdk.definitions.param import ParamsDict
+
+        # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
+        kwargs["params"] = ParamsDict(hops_window_params())
+    return kwargs

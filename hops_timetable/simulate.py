@@ -52,6 +52,9 @@ class Decision(str, Enum):
     DROPPED_NO_CATCHUP = "dropped: catchup=False"
     BEFORE_FIRST_LOOK = "skipped: no start_time, nothing before the first scheduling is replayed"
     NOT_YET_DUE = "not yet due"
+    # Seen only by the coverage audit, which reads real runs rather than replaying a timeline.
+    DUE = "due: no run yet"
+    MISSED = "missed: no run, and the catch-up bound does not explain it (paused, Airflow down, or deleted)"
 
 
 _FROM_POLICY = {

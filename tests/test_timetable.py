@@ -197,6 +197,8 @@ def test_hops_schedule_returns_the_dag_arguments() -> None:
         "end_date": None,
         "catchup": True,
         "max_active_runs": 2,
+        # The Trigger form's optional window fields.
+        "params": {"hops_window_start_time": None, "hops_window_end_time": None},
     }
     dag = build_dag(**kwargs)
     assert dag.max_active_runs == 2 and dag.catchup is True

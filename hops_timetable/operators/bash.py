@@ -30,6 +30,9 @@ class HopsBashOperator(BashOperator):
         template that renders to such a command, when the task runs, never with the argument silently lost.
     """
 
+    # The rendered ``env`` is sent again after the run, showing the HOPS_* values the command got.
+    overwrite_rtif_after_execution = True
+
     def __init__(self, *, legacy_args: LegacyArgs | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.legacy_args = check_legacy_args(legacy_args)
@@ -53,6 +56,8 @@ class HopsBashOperator(BashOperator):
         finally:
             self.bash_command = command
             self._hops_values = None
+            # Only for the rendered fields: the command itself ran with get_env's environment.
+            self.env = {**(self.env or {}), **values}
 
     def get_env(self, context: Any) -> dict[str, str]:
         """BashOperator's environment with the ``HOPS_*`` entries replaced by this run's values."""
