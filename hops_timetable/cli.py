@@ -192,7 +192,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     def text() -> list[str]:
         word = "before" if args.prev else "after"
         head = f"{cron.expression}  ({cron.describe()}); {len(times)} fire(s) {word} {_fmt(after)}:"
-        tail = [] if len(times) == args.n else ["(no more fire times in 1970-2099)"]
+        tail = [] if len(times) == args.n else ["(no more fire times: the schedule never fires again)"]
         return [head, *[f"  {_fmt(t)}" for t in times], *tail]
 
     _emit(args, payload, text)
