@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,8 +41,15 @@ GAPS_FOUND = 3
 _PAGE = 100
 
 
+_BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
+
+
 class AuditError(RuntimeError):
     """Airflow could not be read or written; the message says which request failed and why."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def _time(text: str | None) -> datetime | None:
@@ -86,6 +94,13 @@ class Client:
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
             response = self.http.request(method, path, **kwargs)
+            # Airflow refuses to create a backfill on SQLite while another process writes ("Database is locked",
+            # HTTP 503) and creates nothing then; the same request a moment later goes through.
+            for delay in _BUSY_RETRY_SECONDS:
+                if response.status_code != 503 or "locked" not in response.text:
+                    break
+                time.sleep(delay)
+                response = self.http.request(method, path, **kwargs)
         except self._errors as exc:
             raise AuditError(f"{method} {path}: cannot reach Airflow: {exc}") from None
         if response.status_code >= 400:
@@ -93,7 +108,7 @@ class Client:
             hint = {401: " (no valid token: pass --token or --username/--password)", 403: " (not allowed)"}.get(
                 response.status_code, ""
             )
-            raise AuditError(f"{method} {path} -> HTTP {response.status_code}{hint}: {detail}")
+            raise AuditError(f"{method} {path} -> HTTP {response.status_code}{hint}: {detail}", response.status_code)
         return response.json() if response.content else None
 
     def hops_dags(self) -> list[dict[str, Any]]:
@@ -260,9 +275,20 @@ def _checked(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[R
 
 def _apply(client: Client, dag_id: str, step: RepairStep) -> str:
     if step.kind == "backfill":
-        made = client.request("POST", "/api/v2/backfills", json=_backfill_body(dag_id, step))
+        try:
+            made = client.request("POST", "/api/v2/backfills", json=_backfill_body(dag_id, step))
+        except AuditError as exc:
+            if exc.status != 409:
+                raise
+            # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
+            # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
+            return ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
         return f"backfill {made.get('id')}"
-    env = step.fires[0].window.as_env()
+    return _manual_run(client, dag_id, step.fires[0])
+
+
+def _manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
+    env = fire.window.as_env()
     run_id = f"manual__hops_repair_{uuid.uuid4().hex[:12]}"
     body = {
         "dag_run_id": run_id,

@@ -594,6 +594,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = str(exc).splitlines()[0] if str(exc) else ""
         if bad:
             message = text or type(exc).__name__
+        elif _is_airflow_refusal(exc):
+            # Airflow unreachable or refusing a request is the environment's answer, not a bug of this tool.
+            message = text
         else:
             message = (
                 f"unexpected {type(exc).__name__}: {text[:200]} -- this is a bug in hops-timetable; run the "
@@ -606,6 +609,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             except BrokenPipeError:
                 _silence_stdout()
         return 2 if bad else 1
+
+
+def _is_airflow_refusal(exc: BaseException) -> bool:
+    # Imported here: audit is loaded only when its subcommand is registered, and pure commands stay light.
+    from hops_timetable.audit import AuditError
+
+    return isinstance(exc, AuditError)
 
 
 _COMMANDS = ("next", "explain", "preview", "simulate", "compare", "import")
