@@ -166,6 +166,7 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
         DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
+    limits: list[str] = []
     clock = _frozen_clock(now) if freeze_clock else _nothing()
     with clock:
         for name, timetable in builtins.items():
@@ -174,14 +175,19 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
             while len(found) < n:
                 try:
                     info = timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)
-                except OverflowError:
-                    break  # Airflow cannot step past the year 9999: no later runs, as for Hopsworks
+                except (OverflowError, ValueError) as error:
+                    # croniter steps outside the years 1..9999 (a fire before a start in the year 1, or after 9999)
+                    # and raises; Airflow's timetable has no more runs there, which the table shows as missing.
+                    limits.append(f"{_short_name(name)} stopped: Airflow's timetable raised {error!r}")
+                    break
                 if info is None or info.data_interval is None or info.run_after > _HORIZON:
                     break
                 interval = info.data_interval
                 found.append((as_utc(info.run_after), as_utc(interval.start), as_utc(interval.end)))
             runs[name] = found
-    return _align(settings, now, freeze_clock, runs, n)
+    comparison = _align(settings, now, freeze_clock, runs, n)
+    comparison.notes.extend(limits)
+    return comparison
 
 
 @contextmanager

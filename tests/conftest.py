@@ -5,8 +5,9 @@ configuration once at import. Nothing here imports Airflow: the pure tests stay 
 the ``airflow_db`` fixture pay for a migrated metadata database.
 
 Hypothesis profiles: ``dev`` (the default) runs few examples per property so that a local run stays fast; ``ci``
-runs 5,000 per property and is selected with ``HYPOTHESIS_PROFILE=ci``. Both give every example a deadline of one
-second: the fuzz targets promise that no input takes longer. Tests that pin ``max_examples`` themselves keep it.
+runs 5,000 per property and is selected with ``HYPOTHESIS_PROFILE=ci``. Neither has a deadline: a test never asserts
+wall-clock time (a loaded CI machine made examples of 0.1 s take 1.8 s); unbounded work is refused by the size limits
+the fuzz targets check instead. Tests that pin ``max_examples`` themselves keep it.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ os.environ["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{_AIRFLOW_HOME /
 os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(_AIRFLOW_HOME / "dags")
 os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
 
-settings.register_profile("dev", max_examples=50, deadline=1000)
+settings.register_profile("dev", max_examples=50, deadline=None)
 settings.register_profile(
-    "ci", max_examples=5000, deadline=1000, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+    "ci", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
