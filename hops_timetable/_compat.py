@@ -6,10 +6,14 @@ reason it is needed. No other module of the package imports Airflow internals or
 
 Import cost matters (Airflow loads the timetable in every component), so the timetable imports this module only
 inside the scheduler hook, and the Airflow modules needed by one function are imported inside it.
+
+What the scheduler hook calls never raises: the scheduler swallows exceptions from a timetable and then silently
+stops scheduling the DAG, so a failed look-up answers "unknown" (``None``, or "taken").
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -38,10 +42,15 @@ __all__ = [
     "dag_serialization_class",
     "executing_task",
     "frozen_builtin_clock",
+    "logical_date_taken",
+    "scheduler_session",
     "serialized_dag",
+    "stored_time_restriction",
     "task_decorator_factory",
     "time_restriction",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def _minor(version: str) -> tuple[int, int]:
@@ -174,3 +183,153 @@ def dag_next_dagrun_info(dag: Any, last: DagRunInfo | None) -> DagRunInfo | None
     interval = None if last is None else last.data_interval
     older: DagRunInfo | None = dag.next_dagrun_info(interval)
     return older
+
+
+def scheduler_session(dag_model: Any) -> Session | None:
+    """The session the scheduler loaded *dag_model* in.
+
+    ``next_run_info_from_dag_model`` (3.2 and later) receives a DagModel of the scheduler's own open session
+    (``_create_dag_runs``). Queries must run in it: a second session would wait on SQLite's write lock that this one
+    holds, and would not see the runs this scheduler loop has just added.
+    """
+    from sqlalchemy.orm import object_session
+
+    return object_session(dag_model)
+
+
+def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
+    """Whether a run of the DAG with this logical date exists in the ``dag_run`` table (every 3.x).
+
+    ``dag_run`` is unique on ``(dag_id, logical_date)``; Airflow checks only ``DagModel.next_dagrun`` before it asks
+    the timetable, so a replacement run chosen by the timetable must be checked here. Without a session, or when the
+    query fails, the answer is "taken", so that the caller keeps the run Airflow itself has checked.
+    """
+    from airflow.models.dagrun import DagRun
+    from sqlalchemy import select
+
+    session = scheduler_session(dag_model)
+    if session is None:
+        return True
+    try:
+        # autoflush: a run added by this same scheduler loop, not yet flushed, counts as taken.
+        found = session.scalar(
+            select(DagRun.id).where(DagRun.dag_id == dag_model.dag_id, DagRun.logical_date == logical_date).limit(1)
+        )
+    except Exception:
+        log.exception("dag %s: could not check for a run at %s", dag_model.dag_id, logical_date.isoformat())
+        return True
+    return found is not None
+
+
+def stored_time_restriction(dag_model: Any) -> TimeRestriction | None:
+    """The DAG's own time restriction (start_date, end_date, catchup) as last serialized, or ``None``.
+
+    Needed only by a timetable built without ``start_time``/``end_time``/``catchup`` (hops_schedule passes them):
+    ``next_run_info_from_dag_model`` receives the DagModel alone, which stores none of the three. Reads the
+    serialized DAG through :func:`serialized_dag` and :func:`time_restriction`.
+    """
+    session = scheduler_session(dag_model)
+    if session is None:
+        return None
+    try:
+        serialized = serialized_dag(dag_model.dag_id, session)
+        if serialized is None:
+            return None
+        return time_restriction(serialized)
+    except Exception:
+        log.exception("dag %s: could not read its serialized time restriction", dag_model.dag_id)
+        return None
+
+
+def params_dict(params: Mapping[str, Any]) -> Any:
+    """Airflow's ``ParamsDict`` of *params* (the Trigger form's fields).
+
+    Exported from ``airflow.sdk`` since 3.1 only; ``airflow.sdk.definitions.param`` holds it in every 3.x.
+    """
+    from airflow.sdk.definitions.param import ParamsDict
+
+    return ParamsDict(dict(params))
+
+
+# -- the Hopsworks tab's web app (runs inside the api-server) ------------------------------------------------------
+#
+# A plugin's FastAPI app is mounted beside Airflow's REST API but gets none of its dependencies; Airflow has no
+# public interface for "authenticate this request as the REST API would", for its metadata session or for its ORM
+# models, so each of those is borrowed here.
+
+HAS_EXTERNAL_VIEWS: bool = AIRFLOW_VERSION >= (3, 1)
+"""Whether the UI shows a plugin's ``external_views`` as tabs (3.1 and later); 3.0 ignores them, so there the
+Hopsworks pages are reached by URL and through ``audit`` only."""
+
+
+async def api_user(request: Any) -> Any:
+    """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403).
+
+    3.1 and later read the ``Authorization: Bearer`` token, else the UI's session cookie (``get_user`` takes the
+    request and the parsed header); 3.0's ``get_user`` takes the token string of the header alone.
+    """
+    import airflow.api_fastapi.core_api.security
+
+    # Typed as Any: the two signatures cannot both be checked against the one Airflow mypy sees.
+    security: Any = airflow.api_fastapi.core_api.security
+    if AIRFLOW_VERSION >= (3, 1):
+        credentials = await security.bearer_scheme(request)
+        return await security.get_user(request, None, credentials)
+    token = await security.oauth2_scheme(request)
+    return await security.get_user(token)
+
+
+def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False) -> None:
+    """Raise Airflow's own 403 unless *user* may read DAG *dag_id* (its runs, with *runs*).
+
+    ``requires_access_dag`` takes the DAG id as an argument from 3.1; 3.0 reads it from the request's path
+    (``{dag_id}``), which every route of the app has.
+    """
+    import airflow.api_fastapi.core_api.security
+    from airflow.api_fastapi.auth.managers.models.resource_details import DagAccessEntity
+
+    requires_access_dag: Any = airflow.api_fastapi.core_api.security.requires_access_dag
+    entity = DagAccessEntity.RUN if runs else None
+    if AIRFLOW_VERSION >= (3, 1):
+        check = requires_access_dag("GET", entity, param_dag_id=dag_id)
+    else:
+        check = requires_access_dag("GET", entity)
+    check(request, user)
+
+
+def readable_dag_ids(user: Any, session: Session) -> set[str]:
+    """The DAG ids *user* may read, from Airflow's auth manager (the same call in every 3.x)."""
+    from airflow.api_fastapi.app import get_auth_manager
+
+    found: set[str] = get_auth_manager().get_authorized_dag_ids(user=user, method="GET", session=session)
+    return found
+
+
+def metadata_session() -> Iterator[Session]:
+    """A session on Airflow's metadata database, closed after the request (a FastAPI dependency)."""
+    from airflow.utils.session import create_session
+
+    with create_session(scoped=False) as session:
+        yield session
+
+
+def dag_pause_flags(session: Session, dag_id: str | None = None) -> list[tuple[str, bool]]:
+    """``(dag_id, is_paused)`` of every DAG Airflow knows, or of *dag_id* only, sorted by id (``dag`` table)."""
+    from airflow.models.dag import DagModel
+    from sqlalchemy import select
+
+    query = select(DagModel.dag_id, DagModel.is_paused).order_by(DagModel.dag_id)
+    if dag_id is not None:
+        query = query.where(DagModel.dag_id == dag_id)
+    return [(found, bool(paused)) for found, paused in session.execute(query)]
+
+
+def dag_runs(session: Session, dag_id: str, run_id: str | None = None) -> list[Any]:
+    """The ``DagRun`` rows of DAG *dag_id* (only *run_id*'s when given)."""
+    from airflow.models.dagrun import DagRun
+    from sqlalchemy import select
+
+    query = select(DagRun).where(DagRun.dag_id == dag_id)
+    if run_id is not None:
+        query = query.where(DagRun.run_id == run_id)
+    return list(session.scalars(query))

@@ -17,6 +17,7 @@ answers as fast as one an hour behind. Pure: no Airflow import.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
@@ -24,7 +25,7 @@ from enum import Enum
 from hops_timetable.cron import QuartzCron
 from hops_timetable.window import as_utc
 
-__all__ = ["CatchupPolicy", "FireDecision", "Run"]
+__all__ = ["After", "CatchupPolicy", "FireDecision", "Run"]
 
 # Fires are whole seconds, so "at or before t" is "strictly before t + 1 µs".
 _TICK = timedelta(microseconds=1)
@@ -36,6 +37,64 @@ class Run:
 
     fire: datetime
     interval_start: datetime
+
+
+@dataclass(frozen=True)
+class After:
+    """What the next scheduled run must come after: the one rule that keeps runs unique and moving forward.
+
+    The next run's fire is the first eligible fire strictly after ``fire``; its interval never starts before
+    ``floor``. Built from the last run by :meth:`of_run`, from the scheduler's stored next run by :meth:`of_stored`.
+    """
+
+    fire: datetime
+    floor: datetime
+
+    @classmethod
+    def of_fire(cls, fire: datetime) -> After:
+        """After a scheduled run of this timetable that fired at *fire*."""
+        return cls(fire=fire, floor=fire)
+
+    @classmethod
+    def of_run(cls, cron: QuartzCron, start: datetime, end: datetime, run_after: datetime) -> After:
+        """After the run with data interval ``[start, end)`` and ``run_after``, made by any timetable or by hand.
+
+        * A run of any Airflow timetable (scheduled or backfilled) has ``run_after == end``: ``end`` is its fire.
+          The next interval starts there, never earlier, so the windows tile from a timetable switch or a cron
+          edit on and no logical date repeats (the edit clamp).
+        * A zero-length interval (``CronTriggerTimetable``, ``DeltaTriggerTimetable``) has its logical date at
+          ``end``; the next interval then starts 1 microsecond later, a logical date of its own. HOPS values are
+          whole seconds, so the window the job sees still starts at ``end``.
+        * Any other run (``run_after != end``) is a manual run that Airflow took as the reference because it
+          occupies the stored next logical date. Its data interval ends at the newest fire at or before its logical
+          date, so that logical date lies before the following fire: the next run starts at that cron fire.
+          When the interval is not this cron's (the cron was edited since the trigger, or the interval was given
+          explicitly), the next run starts at the first cron fire after the trigger time at the earliest (a
+          logical date in the future of the trigger is then not known: the one case this cannot rule out). The
+          trigger time itself is never taken for a fire, so scheduled intervals stay on cron boundaries.
+        """
+        if run_after != end:
+            following = cron.next_after(end)
+            anchor = end if following is None else following
+            if cron.prev_before(end) != start or cron.next_after(end - _TICK) != end:
+                # The interval was not made by this cron (inferred under an older one, or given explicitly), so its
+                # logical date may lie past the fire after its end; it lies at or before the trigger time, so the
+                # next run starts after that. Fires whose windows start before the trigger are passed over.
+                triggered = cron.next_after(run_after)
+                if triggered is not None and triggered > anchor:
+                    anchor = triggered
+            return cls(fire=anchor, floor=anchor)
+        floor = end if start < end else end + _TICK
+        return cls(fire=end, floor=floor)
+
+    @classmethod
+    def of_stored(cls, interval_start: datetime, fire: datetime) -> After:
+        """Before the scheduler's stored next run ``[interval_start, fire)``: that run itself comes next.
+
+        Its interval start already respects the last run (it was computed from it), so the replacement chosen
+        after an outage keeps that floor: after a cron edit it still never starts before the last run's fire.
+        """
+        return cls(fire=fire - _TICK, floor=interval_start)
 
 
 class FireDecision(str, Enum):
@@ -147,13 +206,74 @@ class CatchupPolicy:
         fire instead, so intervals never overlap and every logical date stays unique: Airflow refuses a second run
         with the same logical date and, asking the timetable again from the older run, would never move on.
         """
-        fire = self.next_fire(last_fire, now, catchup=catchup)
+        return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
+
+    def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
+        """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound.
+
+        This is the one rule for "the run after the last one" (and so for "the run after an outage"): the
+        scheduler's stored-run check, ``next_dagrun_info`` and the simulator all come here. The interval is the
+        fire's scheduled one, except that it never starts before ``after.floor``.
+        """
+        if after is None:
+            fire = self.next_fire(None, now, catchup=catchup)
+        else:
+            first = self.first_eligible_after(after.fire)
+            fire = None if first is None else self.pick(first, now, self.bound(catchup))
         if fire is None:
             return None
         run = self.run(fire)
-        if last_fire is not None and run.interval_start < last_fire < fire:
-            return Run(fire=fire, interval_start=last_fire)
+        if after is not None and run.interval_start < after.floor < fire:
+            return Run(fire=fire, interval_start=after.floor)
         return run
+
+    def stored_run(
+        self, stored: Run, now: datetime, *, catchup: bool, taken: Callable[[datetime], bool], max_skips: int = 1000
+    ) -> Run:
+        """The run to create when the scheduler is about to create the *stored* next run at *now*.
+
+        With at most one fire due, *stored*. Otherwise the run :meth:`next_run_after` gives before *stored* (the
+        catch-up bound applied again, the stored interval start as the edit floor); when *taken* says its logical
+        date exists already (a manual or backfill run), the run after it, and so on: the next free fire, even one
+        in the future. *stored* itself is free (the scheduler checked it); it is the answer when nothing else is
+        found within *max_skips* candidates.
+        """
+        following = self.cron.next_after(stored.fire)
+        if following is None or following > now:
+            return stored
+        run = self.next_run_after(After.of_stored(stored.interval_start, stored.fire), now, catchup=catchup)
+        for _ in range(max_skips):
+            if run is None or run == stored:
+                return stored
+            if not taken(run.interval_start):
+                return run
+            run = self.next_run_after(After.of_fire(run.fire), now, catchup=catchup)
+        return stored
+
+    def range_run(self, earliest: datetime, latest: datetime, last: Run | None) -> Run | None:
+        """The first scheduled run whose logical date lies in ``[earliest, latest]``, after *last* (a backfill).
+
+        The runs are those of the schedule itself, unbounded: each with the interval the scheduler gives its fire
+        (clamped only at ``start``, never at *earliest*), so a replayed interval gets the original window.
+        """
+        if last is not None:
+            fire = self.first_eligible_after(last.fire)
+        elif self.start is not None and earliest <= self.start:
+            # The clamped first interval starts at the start itself, which may lie after earliest.
+            fire = self.first_eligible_after(self.start)
+        else:
+            # A run's logical date is the fire before its own: the first fire at or after earliest.
+            aligned = self.cron.next_after(earliest - _TICK)
+            fire = None if aligned is None else self.first_eligible_after(aligned)
+        while fire is not None:
+            run = self.run(fire)
+            if run.interval_start > latest:
+                return None
+            if run.interval_start >= earliest:
+                return run
+            # Only the skip_to/start clamps can leave a logical date before earliest; the next fire is past it.
+            fire = self.first_eligible_after(fire)
+        return None
 
     def manual_run(self, run_after: datetime) -> Run:
         """The run a manual trigger at *run_after* is attributed to: that of the newest fire at or before it.

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pendulum
 
+from hops_timetable.cron import MAX_YEAR
 from hops_timetable.window import as_utc, format_hops_time, hops_window
 
 if TYPE_CHECKING:
@@ -34,6 +35,10 @@ HOPS = "HopsworksTimetable"
 DATA_INTERVAL = "CronDataIntervalTimetable"
 TRIGGER = "CronTriggerTimetable"
 NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
+
+# Hopsworks' engine has no fires after 2099; asking Airflow's for runs beyond it only costs time (a sparse cron
+# such as Feb 29 takes croniter long searches) and every such row would read "no run in Hopsworks".
+_HORIZON = datetime(MAX_YEAR + 1, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -146,19 +151,28 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
         DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
+    limits: list[str] = []
     clock = frozen_builtin_clock(now) if freeze_clock else _nothing()
     with clock:
         for name, timetable in builtins.items():
             found: list[tuple[datetime, datetime, datetime]] = []
             info = None
             while len(found) < n:
-                info = builtin_next_dagrun_info(timetable, info, restriction)
-                if info is None or info.data_interval is None:
+                try:
+                    info = builtin_next_dagrun_info(timetable, info, restriction)
+                except (OverflowError, ValueError) as error:
+                    # croniter steps outside the years 1..9999 (a fire before a start in the year 1, or after 9999)
+                    # and raises; Airflow's timetable has no more runs there, which the table shows as missing.
+                    limits.append(f"{_short_name(name)} stopped: Airflow's timetable raised {error!r}")
+                    break
+                if info is None or info.data_interval is None or info.run_after > _HORIZON:
                     break
                 interval = info.data_interval
                 found.append((as_utc(info.run_after), as_utc(interval.start), as_utc(interval.end)))
             runs[name] = found
-    return _align(settings, now, freeze_clock, runs, n)
+    comparison = _align(settings, now, freeze_clock, runs, n)
+    comparison.notes.extend(limits)
+    return comparison
 
 
 @contextmanager

@@ -6,10 +6,14 @@ Airflow deserializes only the custom timetables a plugin registers. The package 
 
 from __future__ import annotations
 
+from typing import Any
+
 from airflow.plugins_manager import AirflowPlugin
 from airflow.timetables.base import Timetable
 
 from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.ui.app import URL_PREFIX
+from hops_timetable.ui.app import app as hops_app
 
 __all__ = ["HopsTimetablePlugin"]
 
@@ -20,3 +24,19 @@ class HopsTimetablePlugin(AirflowPlugin):
     name = "hops_timetable"
     # AirflowPlugin declares these as plain class attributes holding lists; the same shape is kept here.
     timetables: list[type[Timetable]] = [HopsworksTimetable]  # noqa: RUF012
+    # The Hopsworks tab: the app served by the api-server, shown by the UI on each DAG's and each run's page.
+    fastapi_apps: list[dict[str, Any]] = [{"app": hops_app, "url_prefix": URL_PREFIX, "name": "Hopsworks"}]  # noqa: RUF012
+    external_views: list[dict[str, Any]] = [  # noqa: RUF012
+        {
+            "name": "Hopsworks",
+            "href": URL_PREFIX + "/dags/{DAG_ID}",
+            "destination": "dag",
+            "url_route": "hopsworks",
+        },
+        {
+            "name": "Hopsworks",
+            "href": URL_PREFIX + "/dags/{DAG_ID}/runs/{RUN_ID}",
+            "destination": "dag_run",
+            "url_route": "hopsworks-run",
+        },
+    ]

@@ -11,10 +11,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hops_timetable.operators.window_params import hops_window_params
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.validation import check_end_after_start, check_utc_datetime
+from hops_timetable.validation import (
+    check_bool,
+    check_end_after_start,
+    check_max_active_runs,
+    check_utc_datetime,
+)
 
-__all__ = ["hops_schedule"]
+__all__ = ["hops_schedule", "hops_window_params"]
 
 
 def hops_schedule(
@@ -27,31 +33,47 @@ def hops_schedule(
     max_active_runs: int = 1,
     max_catchup_runs: int | None = None,
     skip_to_date: datetime | None = None,
+    trigger_form: bool = True,
 ) -> dict[str, Any]:
     """The DAG keyword arguments ``schedule``, ``start_date``, ``end_date``, ``catchup`` and ``max_active_runs``.
 
     ``start_time=None`` means "from now on", as in Hopsworks: nothing before the moment the DAG is first scheduled
     is replayed. Dates must be timezone-aware. Every argument is validated here, so a mistake fails the DAG import
     with a message instead of silently stopping the scheduler later.
+
+    ``trigger_form=True`` also returns ``params`` that give the Trigger form optional "HOPS window start" / "HOPS
+    window end" fields (:func:`hops_window_params`), which become the run's ``conf["hops_window"]``. Pass
+    ``trigger_form=False`` when the DAG has params of its own, and merge ``hops_window_params()`` into them.
     """
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
     check_end_after_start("start_time", start, "end_time", end)
-    if not isinstance(catchup, bool):
-        raise TypeError(f"catchup must be True or False, got {catchup!r}")
-    if isinstance(max_active_runs, bool) or not isinstance(max_active_runs, int) or max_active_runs < 1:
-        raise ValueError(f"max_active_runs must be a whole number >= 1, got {max_active_runs!r}")
+    check_bool("catchup", catchup)
+    check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(
         cron_expression,
         start_time_offset_seconds=start_time_offset_seconds,
         end_time_offset_seconds=end_time_offset_seconds,
         max_catchup_runs=max_catchup_runs,
         skip_to_date=skip_to_date,
+        # The timetable holds the DAG's restriction, so that it tells a backfill's range from the DAG's own and
+        # never needs the serialized DAG when it re-checks a stored run.
+        start_time=start,
+        end_time=end,
+        catchup=catchup,
     )
-    return {
+    if start is not None:
+        timetable.cron.check_fires_from("start_time", start)
+    kwargs: dict[str, Any] = {
         "schedule": timetable,
         "start_date": start,
         "end_date": end,
         "catchup": catchup,
         "max_active_runs": max_active_runs,
     }
+    if trigger_form:
+        from hops_timetable import _compat
+
+        # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
+        kwargs["params"] = _compat.params_dict(hops_window_params())
+    return kwargs

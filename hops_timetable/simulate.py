@@ -8,7 +8,7 @@ The model, for a timeline that begins at ``start`` and ends at ``until`` (inclus
   ``[from, to)``; overlapping events merge.
 * While up, each eligible fire becomes a run at its own fire time.
 * When an event ends at R, the scheduler creates runs one after the other while they are due: exactly the runs that
-  ``CatchupPolicy.next_run(last, R, catchup=...)`` gives in a loop, all created at R. The stale next run stored
+  ``CatchupPolicy.next_run_after(last, R, catchup=...)`` gives in a loop, all created at R. The stale next run stored
   before the event is *not* created first, because the timetable re-checks the catch-up bound at R. Eligible fires
   passed over by that loop are dropped (by ``max_catchup_runs``, or by ``catchup=False``).
 * If the timeline begins before the DAG's start, the scheduler's first look happens at ``start`` of the timeline,
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-from hops_timetable.catchup import CatchupPolicy, FireDecision
+from hops_timetable.catchup import After, CatchupPolicy, FireDecision
 from hops_timetable.cron import QuartzCron
 from hops_timetable.window import as_utc
 
@@ -52,6 +52,9 @@ class Decision(str, Enum):
     DROPPED_NO_CATCHUP = "dropped: catchup=False"
     BEFORE_FIRST_LOOK = "skipped: no start_time, nothing before the first scheduling is replayed"
     NOT_YET_DUE = "not yet due"
+    # Seen only by the coverage audit, which reads real runs rather than replaying a timeline.
+    DUE = "due: no run yet"
+    MISSED = "missed: no run, and the catch-up bound does not explain it (paused, Airflow down, or deleted)"
 
 
 _FROM_POLICY = {
@@ -245,7 +248,8 @@ def _catch_up(
     created: list[datetime] = []
     cursor = last
     while len(created) < _STEPWISE_RUNS:
-        run = policy.next_run(cursor, now, catchup=catchup)
+        # The rule the scheduler's stored-run check and next_dagrun_info_v2 apply: CatchupPolicy.next_run_after.
+        run = policy.next_run_after(None if cursor is None else After.of_fire(cursor), now, catchup=catchup)
         if run is None or run.fire > now:
             break
         created.append(run.fire)

@@ -12,6 +12,10 @@ Contract, for a DAG with start_date S, end_date E and catchup C:
   Airflow needs to move on (a coarser cron would otherwise repeat an older run's logical date and stall the DAG).
 * Fires at or before S, at or after E, or before ``skip_to_date`` never become runs.
 * After an outage, at most ``max_catchup_runs`` runs are made (one with ``catchup=False``): the newest ones.
+* A backfill over ``[from, to]`` makes the scheduled runs whose logical dates lie in ``[from, to]``, each with its
+  scheduled interval, never bounded (see :meth:`HopsworksTimetable.is_range_request` for how it is recognised).
+* The run after any last run (of this or any other timetable, scheduled, backfilled or manual) has a logical date
+  and a fire later than the last one's; the scheduler is never handed a run whose logical date exists already.
 * ``start_time_offset_seconds`` shifts the HOPS window (:meth:`HopsworksTimetable.hops_window`), never the Airflow
   interval.
 
@@ -31,9 +35,20 @@ import pendulum
 from airflow.exceptions import AirflowTimetableInvalid
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, Timetable
 
-from hops_timetable.catchup import CatchupPolicy, Run
-from hops_timetable.cron import QuartzCron
-from hops_timetable.validation import check_catchup_runs, check_offset, check_utc_datetime
+from hops_timetable import _compat
+from hops_timetable.catchup import After, CatchupPolicy, Run
+from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.validation import (
+    ArgumentError,
+    check_bool,
+    check_catchup_runs,
+    check_end_after_start,
+    check_iso_datetime,
+    check_offset,
+    check_utc_datetime,
+    check_window_start,
+    short_repr,
+)
 from hops_timetable.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
@@ -43,8 +58,14 @@ __all__ = ["HopsTimetableWarning", "HopsworksTimetable"]
 
 log = logging.getLogger(__name__)
 
-SERIALIZATION_VERSION = 1
-"""Bumped whenever :meth:`HopsworksTimetable.serialize` changes shape; older payloads keep loading."""
+SERIALIZATION_VERSION = 2
+"""Bumped whenever :meth:`HopsworksTimetable.serialize` changes shape; older payloads keep loading.
+
+2: ``start_time``, ``end_time`` and ``catchup`` (absent in version 1 payloads, read as ``None``)."""
+
+# Candidate runs tried when the ones the catch-up bound wants are taken by manual or backfill runs; beyond that the
+# stored run, which Airflow has checked itself, is created instead.
+_MAX_TAKEN_SKIPS = 1000
 
 _UNSET: Any = object()
 _UTC = pendulum.UTC
@@ -74,6 +95,14 @@ class HopsworksTimetable(Timetable):
     :param max_catchup_runs: ``None`` (no bound) or the most runs made for the fires missed during an outage; only
         the newest are made. The DAG's ``catchup=False`` means 1.
     :param skip_to_date: fires before this aware datetime are never run.
+    :param start_time: the DAG's start date (aware, or ``None`` for none), as ``hops_schedule`` passes it.
+    :param end_time: the DAG's end date (aware, exclusive, or ``None``), as ``hops_schedule`` passes it.
+    :param catchup: the DAG's ``catchup``, as ``hops_schedule`` passes it. Given (not ``None``), the timetable
+        holds the DAG's whole restriction: ``start_time``, ``end_time`` and ``catchup`` must then equal the DAG's
+        ``start_date``, ``end_date`` and ``catchup``. It then tells a backfill from the DAG's own schedule exactly
+        and never reads the serialized DAG; without it, see :meth:`is_range_request`.
+
+    All settings are read-only properties: a timetable never changes after it is built.
     """
 
     def __init__(
@@ -84,6 +113,9 @@ class HopsworksTimetable(Timetable):
         end_time_offset_seconds: int | None = None,
         max_catchup_runs: int | None = None,
         skip_to_date: datetime | None = None,
+        start_time: datetime | None = None,
+        end_time: datetime | None = None,
+        catchup: bool | None = None,
         timezone: Any = _UNSET,
     ) -> None:
         if timezone is not _UNSET:
@@ -92,18 +124,31 @@ class HopsworksTimetable(Timetable):
                 "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
             )
         self._cron = QuartzCron(cron_expression)
-        self.start_time_offset_seconds = check_offset("start_time_offset_seconds", start_time_offset_seconds)
-        self.end_time_offset_seconds = check_offset("end_time_offset_seconds", end_time_offset_seconds)
-        self.max_catchup_runs = check_catchup_runs("max_catchup_runs", max_catchup_runs)
-        self.skip_to_date = check_utc_datetime("skip_to_date", skip_to_date)
-        if self.end_time_offset_seconds is not None:
+        self._start_time_offset_seconds = check_offset("start_time_offset_seconds", start_time_offset_seconds)
+        self._end_time_offset_seconds = check_offset("end_time_offset_seconds", end_time_offset_seconds)
+        self._max_catchup_runs = check_catchup_runs("max_catchup_runs", max_catchup_runs)
+        self._skip_to_date = check_utc_datetime("skip_to_date", skip_to_date)
+        self._start_time = check_utc_datetime("start_time", start_time)
+        self._end_time = check_utc_datetime("end_time", end_time)
+        check_end_after_start("start_time", self._start_time, "end_time", self._end_time)
+        check_window_start("start_time", self._start_time, "start_time_offset_seconds", self._start_time_offset_seconds)
+        if catchup is not None and not isinstance(catchup, bool):
+            raise TypeError(f"catchup must be True, False or None, got {catchup!r} ({type(catchup).__name__})")
+        if catchup is None and (self._start_time is not None or self._end_time is not None):
+            raise ValueError(
+                "start_time/end_time are given without catchup: pass the DAG's catchup too (True or False), so "
+                "that the timetable holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
+                "three"
+            )
+        self._catchup = catchup
+        if self._end_time_offset_seconds is not None:
             warnings.warn(
-                f"end_time_offset_seconds={self.end_time_offset_seconds} is ignored, as in Hopsworks: "
+                f"end_time_offset_seconds={self._end_time_offset_seconds} is ignored, as in Hopsworks: "
                 "HOPS_END_TIME is always HOPS_START_TIME plus the cron interval",
                 HopsTimetableWarning,
                 stacklevel=2,
             )
-        self.description = self._describe()
+        self._description = self._describe()
         # The scheduler asks again and again with the same restriction; remembering the last policy spares
         # rebuilding it. One attribute holding (key, policy) so that threads never see a mismatched pair.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
@@ -123,6 +168,45 @@ class HopsworksTimetable(Timetable):
     @property
     def summary(self) -> str:
         return self._cron.source
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return self._description
+
+    @property
+    def start_time_offset_seconds(self) -> int | None:
+        """Seconds by which the HOPS window is moved earlier (``None``: not at all)."""
+        return self._start_time_offset_seconds
+
+    @property
+    def end_time_offset_seconds(self) -> int | None:
+        """Accepted and ignored, as in Hopsworks."""
+        return self._end_time_offset_seconds
+
+    @property
+    def max_catchup_runs(self) -> int | None:
+        """The most runs made for the fires missed during an outage (``None``: no bound)."""
+        return self._max_catchup_runs
+
+    @property
+    def skip_to_date(self) -> datetime | None:
+        """Fires before this are never run."""
+        return self._skip_to_date
+
+    @property
+    def start_time(self) -> datetime | None:
+        """The DAG's start date, when the timetable was given it."""
+        return self._start_time
+
+    @property
+    def end_time(self) -> datetime | None:
+        """The DAG's (exclusive) end date, when the timetable was given it."""
+        return self._end_time
+
+    @property
+    def catchup(self) -> bool | None:
+        """The DAG's catchup, when the timetable was given it."""
+        return self._catchup
 
     def _describe(self) -> str:
         offset = self.start_time_offset_seconds
@@ -151,6 +235,9 @@ class HopsworksTimetable(Timetable):
             "end_time_offset_seconds",
             "max_catchup_runs",
             "skip_to_date",
+            "start_time",
+            "end_time",
+            "catchup",
         ):
             value = getattr(self, name)
             if value is not None:
@@ -163,7 +250,17 @@ class HopsworksTimetable(Timetable):
         return self.serialize() == other.serialize()
 
     def __hash__(self) -> int:
-        return hash((self._cron.source, self.start_time_offset_seconds, self.max_catchup_runs, self.skip_to_date))
+        return hash(
+            (
+                self._cron.source,
+                self.start_time_offset_seconds,
+                self.max_catchup_runs,
+                self.skip_to_date,
+                self.start_time,
+                self.end_time,
+                self.catchup,
+            )
+        )
 
     # -- serialization ----------------------------------------------------------------------------------------
 
@@ -175,27 +272,31 @@ class HopsworksTimetable(Timetable):
             "end_time_offset_seconds": self.end_time_offset_seconds,
             "max_catchup_runs": self.max_catchup_runs,
             "skip_to_date": None if self.skip_to_date is None else self.skip_to_date.isoformat(),
+            "start_time": None if self.start_time is None else self.start_time.isoformat(),
+            "end_time": None if self.end_time is None else self.end_time.isoformat(),
+            "catchup": self.catchup,
         }
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
-        version = data.get("version", 1)
-        if not isinstance(version, int) or version > SERIALIZATION_VERSION:
-            raise ValueError(
-                f"HopsworksTimetable payload has format version {version!r}, newer than this hops_timetable "
-                f"understands (up to {SERIALIZATION_VERSION}); upgrade hops-timetable on this Airflow component"
-            )
-        skip = data.get("skip_to_date")
+        """The timetable :meth:`serialize` wrote *data* for.
+
+        A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION`
+        (a payload without ``version`` is version 1), lacks ``cron_expression``, holds an unknown key or a value
+        its key does not accept raises :class:`~hops_timetable.validation.ArgumentError` (a ``ValueError``), one
+        message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
+        """
+        arguments = _payload_arguments(data)
         with warnings.catch_warnings():
             # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
             warnings.simplefilter("ignore", HopsTimetableWarning)
-            return cls(
-                data["cron_expression"],
-                start_time_offset_seconds=data.get("start_time_offset_seconds"),
-                end_time_offset_seconds=data.get("end_time_offset_seconds"),
-                max_catchup_runs=data.get("max_catchup_runs"),
-                skip_to_date=None if skip is None else datetime.fromisoformat(skip),
-            )
+            try:
+                return cls(**arguments)
+            except CronSyntaxError as exc:  # every value was checked alone already; the cron is parsed here
+                cron = arguments["cron_expression"]
+                raise _payload_error("cron_expression", cron, f"key 'cron_expression': {exc}") from None
+            except (TypeError, ValueError) as exc:  # values that do not go together, named by the constructor
+                raise _payload_error("", data, str(exc)) from None
 
     def validate(self) -> None:
         """Check the invariants again; a timetable built through ``__init__`` always passes."""
@@ -204,30 +305,72 @@ class HopsworksTimetable(Timetable):
             check_offset("start_time_offset_seconds", self.start_time_offset_seconds)
             check_catchup_runs("max_catchup_runs", self.max_catchup_runs)
             check_utc_datetime("skip_to_date", self.skip_to_date)
+            check_end_after_start(
+                "start_time",
+                check_utc_datetime("start_time", self.start_time),
+                "end_time",
+                check_utc_datetime("end_time", self.end_time),
+            )
         except (TypeError, ValueError) as exc:
             raise AirflowTimetableInvalid(str(exc)) from exc
 
     # -- the rules --------------------------------------------------------------------------------------------
 
     def policy(self, restriction: TimeRestriction) -> CatchupPolicy:
-        """The catch-up policy for a DAG with this restriction."""
-        key = (restriction.earliest, restriction.latest)
+        """The catch-up policy for a DAG with this (own, not a backfill's) restriction.
+
+        When the timetable holds the DAG's restriction, its start and end are the schedule's; otherwise the
+        restriction's.
+        """
+        if self._catchup is not None:
+            key: tuple[datetime | None, datetime | None] = (self._start_time, self._end_time)
+        else:
+            key = (
+                None if restriction.earliest is None else as_utc(restriction.earliest),
+                None if restriction.latest is None else as_utc(restriction.latest),
+            )
         last = self._last_policy
         if last is not None and last[0] == key:
             return last[1]
         policy = CatchupPolicy(
-            cron=self._cron,
-            start=None if restriction.earliest is None else as_utc(restriction.earliest),
-            end=None if restriction.latest is None else as_utc(restriction.latest),
-            skip_to=self.skip_to_date,
-            max_catchup_runs=self.max_catchup_runs,
+            cron=self._cron, start=key[0], end=key[1], skip_to=self.skip_to_date, max_catchup_runs=self.max_catchup_runs
         )
         self._last_policy = (key, policy)
         return policy
 
+    def is_range_request(self, restriction: TimeRestriction) -> bool:
+        """Whether *restriction* asks for the runs of a range (a backfill) rather than being the DAG's own.
+
+        Airflow passes the DAG's own restriction (earliest = start_date, latest = end_date, the DAG's catchup) when
+        it schedules, and ``TimeRestriction(from, to, catchup=True)`` when a backfill or its dry run lists runs;
+        the two read the same fields with different meanings (the end date excludes fires, a backfill's ``to``
+        includes logical dates; the catch-up bound applies only to the former), so they must be told apart:
+
+        * A timetable that holds the DAG's restriction (``hops_schedule`` builds it so): the restriction is the
+          DAG's own exactly when it equals the held one. The only backfill that cannot be told from it is one over
+          exactly ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date; it is bounded like a
+          catch-up.
+        * A restriction without latest, or with ``catchup=False``, is always the DAG's own: a backfill has both.
+        * Without a held restriction, one with both is ambiguous: a backfill, or a ``catchup=True`` DAG with an
+          end date. It is read as the DAG's own, so that such a DAG's schedule stays right; its backfills are then
+          bounded and end before the end date like a catch-up. Use ``hops_schedule`` to have neither.
+        """
+        earliest = None if restriction.earliest is None else as_utc(restriction.earliest)
+        latest = None if restriction.latest is None else as_utc(restriction.latest)
+        if latest is None or not restriction.catchup:
+            return False
+        if self._catchup is not None:
+            return (earliest, latest, restriction.catchup) != (self._start_time, self._end_time, self._catchup)
+        return False
+
     @cached_property
     def _unrestricted(self) -> CatchupPolicy:
         return CatchupPolicy(cron=self._cron, skip_to=self.skip_to_date, max_catchup_runs=self.max_catchup_runs)
+
+    @cached_property
+    def _range_policy(self) -> CatchupPolicy:
+        # A backfill replays the schedule: the DAG's own start and end when known, no catch-up bound.
+        return CatchupPolicy(cron=self._cron, start=self._start_time, end=self._end_time, skip_to=self.skip_to_date)
 
     def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
         """The HOPS_* window of the run with this Airflow data interval."""
@@ -238,6 +381,15 @@ class HopsworksTimetable(Timetable):
     def _run_info(run: Run) -> DagRunInfo:
         return DagRunInfo.interval(start=_pendulum(run.interval_start), end=_pendulum(run.fire))
 
+    def _after(self, info: DagRunInfo | None) -> After | None:
+        if info is None:
+            return None
+        interval = info.data_interval
+        run_after = as_utc(info.run_after)
+        if interval is None:
+            return After.of_fire(run_after)
+        return After.of_run(self._cron, as_utc(interval.start), as_utc(interval.end), run_after)
+
     # -- Airflow's timetable protocol -------------------------------------------------------------------------
 
     def infer_manual_data_interval(self, *, run_after: datetime) -> DataInterval:
@@ -247,70 +399,165 @@ class HopsworksTimetable(Timetable):
     def next_dagrun_info_v2(
         self, *, last_dagrun_info: DagRunInfo | None, restriction: TimeRestriction
     ) -> DagRunInfo | None:
-        last_fire = None if last_dagrun_info is None else last_dagrun_info.run_after
-        return self._next(last_fire, restriction)
+        if self.is_range_request(restriction):
+            return self._range_next(last_dagrun_info, restriction)
+        return self._next(self._after(last_dagrun_info), restriction)
 
     def next_dagrun_info(
         self, *, last_automated_data_interval: DataInterval | None, restriction: TimeRestriction
     ) -> DagRunInfo | None:
-        # Each interval ends at its fire, so the end is the last run's fire.
-        last_fire = None if last_automated_data_interval is None else last_automated_data_interval.end
-        return self._next(last_fire, restriction)
+        if last_automated_data_interval is None:
+            last = None
+        else:
+            # Automated runs end at their fire.
+            last = DagRunInfo.interval(last_automated_data_interval.start, last_automated_data_interval.end)
+        return self.next_dagrun_info_v2(last_dagrun_info=last, restriction=restriction)
 
-    def _next(self, last_fire: datetime | None, restriction: TimeRestriction) -> DagRunInfo | None:
-        policy = self.policy(restriction)
-        run = policy.next_run(
-            None if last_fire is None else as_utc(last_fire),
-            datetime.now(timezone.utc),
-            catchup=restriction.catchup,
-        )
+    def _next(self, after: After | None, restriction: TimeRestriction) -> DagRunInfo | None:
+        run = self.policy(restriction).next_run_after(after, datetime.now(timezone.utc), catchup=restriction.catchup)
+        return None if run is None else self._run_info(run)
+
+    def _range_next(self, last: DagRunInfo | None, restriction: TimeRestriction) -> DagRunInfo | None:
+        if restriction.latest is None:
+            return None
+        policy = self._range_policy
+        if restriction.earliest is not None:
+            earliest = as_utc(restriction.earliest)
+        elif policy.start is not None:
+            earliest = policy.start
+        else:
+            return None
+        previous = None
+        if last is not None and last.data_interval is not None:
+            previous = Run(fire=as_utc(last.run_after), interval_start=as_utc(last.data_interval.start))
+        run = policy.range_run(earliest, as_utc(restriction.latest), previous)
         return None if run is None else self._run_info(run)
 
     def next_run_info_from_dag_model(self, *, dag_model: DagModel) -> DagRunInfo | None:
-        """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked against the bound.
+        """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked after an outage.
 
         The stored next run was computed before an outage; creating it afterwards would make one run more than
         Hopsworks makes (the stale one, then the newest). When two or more fires are due, the catch-up bound is
-        applied again here and the stale run is replaced by the run the bound allows.
+        applied again, by the same rule as :meth:`next_dagrun_info_v2`, with the stored run's interval start as
+        the floor (the edit clamp). Airflow checked only the stored logical date before asking, so a replacement
+        whose logical date is taken by a manual or backfill run is passed over for the next free fire (which may
+        lie in the future: the run then waits for its ``run_after``).
         """
         info = super().next_run_info_from_dag_model(dag_model=dag_model)
         if info is None or info.data_interval is None:
             return info
-        stored = as_utc(info.run_after)
+        stored = Run(fire=as_utc(info.run_after), interval_start=as_utc(info.data_interval.start))
         now = datetime.now(timezone.utc)
-        following = self._cron.next_after(stored)
+        following = self._cron.next_after(stored.fire)
         if following is None or following > now:
-            return info  # at most one fire is due: the stored run is the right one
-        restriction = _stored_restriction(dag_model)
+            return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
+        restriction = self._own_restriction(dag_model)
         if restriction is None:
             return info
-        policy = self.policy(restriction)
-        fire = policy.pick(stored, now, policy.bound(restriction.catchup))
-        if fire == stored:
+        run = self.policy(restriction).stored_run(
+            stored,
+            now,
+            catchup=restriction.catchup,
+            taken=lambda logical_date: _compat.logical_date_taken(dag_model, _pendulum(logical_date)),
+            max_skips=_MAX_TAKEN_SKIPS,
+        )
+        if run == stored:
             return info
         log.info(
-            "dag %s: the stored next run %s is beyond the catch-up bound after an outage; creating the run of "
-            "%s instead",
+            "dag %s: the stored next run %s is beyond the catch-up bound after an outage, or the run it wants has a "
+            "logical date taken by another run; creating the run of %s instead",
             dag_model.dag_id,
-            stored.isoformat(),
-            fire.isoformat(),
+            stored.fire.isoformat(),
+            run.fire.isoformat(),
         )
-        return self._run_info(policy.run(fire))
+        return self._run_info(run)
+
+    def _own_restriction(self, dag_model: DagModel) -> TimeRestriction | None:
+        """The DAG's own restriction: from the timetable when it holds it, else from the serialized DAG."""
+        if self._catchup is not None:
+            return TimeRestriction(
+                _optional_pendulum(self._start_time), _optional_pendulum(self._end_time), self._catchup
+            )
+        return _compat.stored_time_restriction(dag_model)
 
 
-def _stored_restriction(dag_model: DagModel) -> TimeRestriction | None:
-    """The time restriction of the DAG as last serialized, read in the scheduler's own session."""
-    from sqlalchemy.orm import object_session
+_PAYLOAD_KEYS = (
+    "version",
+    "cron_expression",
+    "start_time_offset_seconds",
+    "end_time_offset_seconds",
+    "max_catchup_runs",
+    "skip_to_date",
+    "start_time",
+    "end_time",
+    "catchup",
+)
+"""Every key :meth:`HopsworksTimetable.serialize` has written (the last three since version 2); any other key is a
+corrupted or hand-edited payload and is refused rather than silently dropped."""
 
-    from hops_timetable import _compat
 
-    session = object_session(dag_model)
-    if session is None:
-        return None
-    serialized = _compat.serialized_dag(dag_model.dag_id, session)
-    if serialized is None:
-        return None
-    return _compat.time_restriction(serialized)
+def _check_optional_bool(name: str, value: object) -> bool | None:
+    return None if value is None else check_bool(name, value)
+
+
+def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
+    understood = (
+        "this hops-timetable reads format version 1"
+        if SERIALIZATION_VERSION == 1
+        else f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
+    )
+    return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
+
+
+def _payload_arguments(data: object) -> dict[str, Any]:
+    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.validation`.
+
+    The cron expression is only type-checked here; the constructor parses it (once).
+    """
+    fail = _payload_error
+    if not isinstance(data, dict):
+        raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
+    if version > SERIALIZATION_VERSION:
+        raise fail(
+            "version",
+            version,
+            f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
+            "on this Airflow component",
+        )
+    unknown = [key for key in data if key not in _PAYLOAD_KEYS]
+    if unknown:
+        names = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
+        raise fail(
+            str(unknown[0]), data[unknown[0]], f"unknown key(s) {names}; the keys are {', '.join(_PAYLOAD_KEYS)}"
+        )
+    if "cron_expression" not in data:
+        raise fail("cron_expression", None, "key 'cron_expression' is missing")
+    cron = data["cron_expression"]
+    checks = {
+        "start_time_offset_seconds": check_offset,
+        "end_time_offset_seconds": check_offset,
+        "max_catchup_runs": check_catchup_runs,
+        "skip_to_date": check_iso_datetime,
+        "start_time": check_iso_datetime,
+        "end_time": check_iso_datetime,
+        "catchup": _check_optional_bool,
+    }
+    if not isinstance(cron, str):
+        raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
+    arguments: dict[str, Any] = {"cron_expression": cron}
+    for key, check in checks.items():
+        try:
+            arguments[key] = check(f"key {key!r}", data.get(key))
+        except ArgumentError as exc:
+            raise fail(key, data.get(key), str(exc)) from None
+    return arguments
+
+
+def _optional_pendulum(value: datetime | None) -> pendulum.DateTime | None:
+    return None if value is None else _pendulum(value)
 
 
 def _seconds_text(seconds: int) -> str:

@@ -1,79 +1,186 @@
-"""Checks of schedule arguments, shared by the timetable, ``hops_schedule``, the CLI and the importer.
+"""Checks of schedule arguments, shared by the timetable, ``hops_schedule``, the CLI, the importer and
+deserialization: each rule lives here and only here.
 
 Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built and the
-DAG then fails to import with one of these messages: each names the argument, the value and what would be valid.
-``name`` is the argument's name as the caller knows it (``max_catchup_runs``, ``--max-catchup-runs``,
-``maxCatchupRuns``). Pure: no Airflow import.
+DAG then fails to import with one of these messages: each names the argument, shows the value (shortened) and says
+what would be valid. ``name`` is the argument's name as the caller knows it (``max_catchup_runs``,
+``--max-catchup-runs``, ``schedule 2: maxCatchupRuns``). Every check raises :class:`ArgumentError` (a
+``ValueError``; :class:`ArgumentTypeError` is also a ``TypeError``) and nothing else. Pure: no Airflow import.
+
+Ranges, and why:
+
+* Dates lie in ``0001-01-02 .. 9999-12-30T23:59:59`` UTC: the scheduler steps a microsecond around them, which must
+  not overflow mid-schedule.
+* ``start_time_offset_seconds`` lies in ``0 .. MAX_OFFSET_SECONDS`` (100 years of 365 days). Cron fires lie in
+  1970-2099, so a window moved by at most that much still starts after the year 1000 and every ``HOPS_*`` value
+  keeps a four-digit year; a start date before 1970 is checked against the offset by :func:`check_window_start`.
+  Without an offset a window starts at a fire or at the start date, whose years ``format_hops_time`` pads.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import math
+from datetime import datetime, timedelta, timezone
+from typing import Final
 
-__all__ = ["check_catchup_runs", "check_end_after_start", "check_offset", "check_utc_datetime"]
+__all__ = [
+    "EARLIEST_DATE",
+    "EARLIEST_WINDOW",
+    "LATEST_DATE",
+    "MAX_OFFSET_SECONDS",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "check_bool",
+    "check_catchup_runs",
+    "check_end_after_start",
+    "check_epoch_millis",
+    "check_iso_datetime",
+    "check_max_active_runs",
+    "check_offset",
+    "check_utc_datetime",
+    "check_window_start",
+    "short_repr",
+]
 
-_EARLIEST = datetime(1, 1, 2, tzinfo=timezone.utc)
-_LATEST = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
+EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
+LATEST_DATE: Final = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
+EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)
+"""No HOPS window may start earlier: ``HOPS_*`` values always have four-digit years."""
+
+MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400
+"""The largest ``start_time_offset_seconds``: 3,153,600,000 s, 100 years of 365 days."""
+
+MAX_TEXT: Final = 64
+"""Longest accepted date-time text; the longest valid ISO form (9 fraction digits and an offset) has 35."""
+
+_REPR_LIMIT = 80
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class ArgumentError(ValueError):
+    """An argument the caller must fix. ``name`` and ``value`` are the argument as given."""
+
+    def __init__(self, name: str, value: object, message: str) -> None:
+        self.name = name
+        self.value = value
+        super().__init__(message)
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument of the wrong type (also a ``TypeError``, as Python's own type errors are)."""
+
+
+def short_repr(value: object, limit: int = _REPR_LIMIT) -> str:
+    """``repr`` capped at *limit* characters, so a huge hostile value cannot flood a message; never raises."""
+    try:
+        text = repr(value)
+    except Exception:  # an int too long to print, a structure too deep, a broken __repr__
+        text = f"<unprintable {type(value).__name__}>"
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def _whole(name: str, value: object, valid: str) -> int:
+    """*value* as an int, refusing bools and every non-int (floats included: ``3.3e10`` is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(
+            name, value, f"{name}={short_repr(value)} is invalid: {valid} (got {type(value).__name__})"
+        )
+    return value
 
 
 def check_offset(name: str, value: object) -> int | None:
-    """A start-time offset: ``None`` or whole seconds >= 0."""
+    """A start-time offset: ``None`` or whole seconds in ``0 .. MAX_OFFSET_SECONDS``."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number of seconds or None, got {value!r} ({type(value).__name__})")
-    if value < 0:
-        raise ValueError(
-            f"{name}={value} is negative; the offset is a positive number of seconds that the backend subtracts "
-            f"(HOPS_START_TIME = previous fire - offset), so write {name}={-value}"
+    valid = f"expected None or a whole number of seconds from 0 to {MAX_OFFSET_SECONDS:,} (100 years)"
+    offset = _whole(name, value, valid)
+    if offset < 0:
+        fix = f"so write {name}={-offset}" if -offset <= MAX_OFFSET_SECONDS else valid
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={short_repr(offset)} is negative; the offset is a positive number of seconds that the backend "
+            f"subtracts (HOPS_START_TIME = previous fire - offset), {fix}",
         )
-    return value
+    if offset > MAX_OFFSET_SECONDS:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={short_repr(offset)} is too large: {valid}; a larger offset would move HOPS windows before "
+            "the year 1000",
+        )
+    return offset
 
 
 def check_catchup_runs(name: str, value: object) -> int | None:
     """A catch-up bound: ``None`` (unbounded) or a whole number >= 1."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number >= 1 or None, got {value!r} ({type(value).__name__})")
-    if value < 1:
-        raise ValueError(
-            f"{name}={value} is invalid: it must be >= 1 (or None for no bound); to run only the newest fire "
-            "after an outage, turn catch-up off (catchup=False)"
+    runs = _whole(name, value, "expected a whole number >= 1, or None for no bound")
+    if runs < 1:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={short_repr(runs)} is invalid: it must be >= 1 (or None for no bound); to run only the newest "
+            "fire after an outage, turn catch-up off (catchup=False)",
+        )
+    return runs
+
+
+def check_max_active_runs(name: str, value: object) -> int:
+    """Airflow's ``max_active_runs``: a whole number >= 1."""
+    runs = _whole(name, value, "expected a whole number >= 1")
+    if runs < 1:
+        raise ArgumentError(name, value, f"{name}={short_repr(runs)} is invalid: expected a whole number >= 1")
+    return runs
+
+
+def check_bool(name: str, value: object) -> bool:
+    """A flag: exactly ``True`` or ``False`` (not 0/1, not a string)."""
+    if not isinstance(value, bool):
+        raise ArgumentTypeError(
+            name, value, f"{name}={short_repr(value)} is invalid: expected True or False (got {type(value).__name__})"
         )
     return value
 
 
 def check_utc_datetime(name: str, value: object) -> datetime | None:
-    """A date: ``None`` or a timezone-aware datetime, returned in UTC.
+    """A date: ``None`` or a timezone-aware datetime in ``EARLIEST_DATE .. LATEST_DATE``, returned in UTC.
 
     Naive datetimes are refused: schedules are evaluated in UTC and a naive value is a likely mistake.
     """
     if value is None:
         return None
     if not isinstance(value, datetime):
-        raise TypeError(
-            f"{name} must be a timezone-aware datetime or None, got {value!r} ({type(value).__name__}); "
-            "for example datetime(2026, 1, 1, tzinfo=timezone.utc)"
+        raise ArgumentTypeError(
+            name,
+            value,
+            f"{name}={short_repr(value)} is invalid: expected a timezone-aware datetime or None, for example "
+            f"datetime(2026, 1, 1, tzinfo=timezone.utc) (got {type(value).__name__})",
         )
     try:
         offset = value.utcoffset()
     except Exception as exc:
-        raise ValueError(f"{name}={value!r} cannot be converted to UTC: {exc}") from exc
+        raise ArgumentError(name, value, f"{name}={short_repr(value)} cannot be converted to UTC: {exc}") from None
     if offset is None:
-        raise ValueError(
+        raise ArgumentError(
+            name,
+            value,
             f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: pass "
-            f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, tzinfo=timezone.utc)"
+            f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, tzinfo=timezone.utc)",
         )
     try:
-        result = value.astimezone(timezone.utc)
+        result: datetime | None = value.astimezone(timezone.utc)
     except OverflowError:
         result = None
-    # A day of margin: the scheduler steps a microsecond around these dates, which must not overflow mid-schedule.
-    if result is None or not _EARLIEST <= result <= _LATEST:
-        raise ValueError(
-            f"{name}={value.isoformat()} is out of range; it must lie between {_EARLIEST.isoformat()} and "
-            f"{_LATEST.isoformat()} once converted to UTC"
+    if result is None or not EARLIEST_DATE <= result <= LATEST_DATE:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={value.isoformat()} is out of range; it must lie between {EARLIEST_DATE.isoformat()} and "
+            f"{LATEST_DATE.isoformat()} once converted to UTC",
         )
     return result
 
@@ -81,7 +188,86 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
 def check_end_after_start(start_name: str, start: datetime | None, end_name: str, end: datetime | None) -> None:
     """An end, when both are given, must lie after the start: the end is exclusive."""
     if start is not None and end is not None and end <= start:
-        raise ValueError(
+        raise ArgumentError(
+            end_name,
+            end,
             f"{end_name}={end.isoformat()} is not after {start_name}={start.isoformat()}; "
-            f"the schedule could never fire ({end_name} is exclusive)"
+            f"the schedule could never fire ({end_name} is exclusive)",
         )
+
+
+def check_window_start(start_name: str, start: datetime | None, offset_name: str, offset: int | None) -> None:
+    """An offset must not move the first HOPS window of a start date before ``EARLIEST_WINDOW``.
+
+    The first interval of a schedule is clamped to its start date, so its HOPS window begins at
+    ``start - offset``; moved before the year 1000 the ``HOPS_*`` values would lose their four-digit year, and
+    before the year 1 the arithmetic would overflow in every task.
+    """
+    if start is None or not offset:
+        return
+    shift = timedelta(seconds=offset)
+    if start - EARLIEST_WINDOW < shift:
+        raise ArgumentError(
+            start_name,
+            start,
+            f"{start_name}={start.isoformat()} with {offset_name}={offset} would start the first HOPS window before "
+            f"{EARLIEST_WINDOW.isoformat()}; give a {start_name} from {(EARLIEST_WINDOW + shift).isoformat()} on, "
+            "or a smaller offset",
+        )
+
+
+def check_iso_datetime(name: str, text: object) -> datetime | None:
+    """An ISO-8601 date-time string (``Z`` or ``±HH:MM``; naive means UTC) as an aware UTC datetime, or ``None``.
+
+    Accepts a trailing ``Z`` on every Python version (3.10's ``fromisoformat`` does not) and applies the range of
+    :func:`check_utc_datetime`.
+    """
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ArgumentTypeError(
+            name,
+            text,
+            f"{name}={short_repr(text)} is invalid: expected an ISO-8601 date-time string such as "
+            f"2026-01-01T10:00:00Z, or null (got {type(text).__name__})",
+        )
+    stripped = text.strip()
+    expected = "expected ISO-8601 such as 2026-01-01T10:00:00Z (no offset means UTC)"
+    if len(stripped) > MAX_TEXT:
+        raise ArgumentError(name, text, f"{name}={short_repr(text)} is {len(stripped)} characters long; {expected}")
+    iso = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
+    try:
+        value = datetime.fromisoformat(iso)
+    except ValueError:
+        raise ArgumentError(name, text, f"{name}={short_repr(text)} is not a date-time: {expected}") from None
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    try:
+        return check_utc_datetime(name, aware)
+    except ArgumentError as exc:  # out of range: say it with the text as given
+        message = str(exc).replace(f"{name}={aware.isoformat()}", f"{name}={short_repr(text)}", 1)
+        raise ArgumentError(name, text, message) from None
+
+
+def check_epoch_millis(name: str, value: object) -> datetime | None:
+    """Epoch milliseconds (UTC), as Hopsworks' REST API writes dates, as an aware datetime keeping the milliseconds.
+
+    A JSON number: an int or an integral, finite float (``1.7e12``); ``null`` gives ``None``.
+    """
+    if value is None:
+        return None
+    valid = (
+        f"expected epoch milliseconds (a whole number from {_millis(EARLIEST_DATE)} to {_millis(LATEST_DATE)}), "
+        "as the REST API returns"
+    )
+    given = value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(name, given, f"{name}={short_repr(given)} is invalid: {valid}")
+    if not _millis(EARLIEST_DATE) <= value <= _millis(LATEST_DATE):
+        raise ArgumentError(name, given, f"{name}={short_repr(given)} is out of range: {valid}")
+    return check_utc_datetime(name, _EPOCH + timedelta(milliseconds=value))
+
+
+def _millis(value: datetime) -> int:
+    return (value - _EPOCH) // timedelta(milliseconds=1)

@@ -44,9 +44,11 @@ def as_utc(value: datetime) -> datetime:
 def format_hops_time(value: datetime) -> str:
     """Format *value* the way Hopsworks injects it: whole seconds, UTC, ``Z`` (``2026-01-01T10:00:00Z``).
 
-    Sub-second parts are truncated, never rounded up, so a window never reaches past its fire.
+    Sub-second parts are truncated, never rounded up, so a window never reaches past its fire. The year always has
+    four digits (``strftime("%Y")`` drops the leading zeros of years before 1000 on some platforms).
     """
-    return as_utc(value).strftime(_HOPS_FORMAT)
+    v = as_utc(value)
+    return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
 
 
 def parse_hops_time(text: str) -> datetime:

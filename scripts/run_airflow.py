@@ -231,6 +231,7 @@ def main(argv: Sequence[str]) -> int:
             f"\nAirflow is running: {url}\n"
             "No login needed: every visitor is admin (simple auth manager, all_admins = True).\n"
             f"REST API: {url}/api/v2 (for example curl {url}/api/v2/dags)\n"
+            f"Hopsworks tab (windows, coverage) of an example DAG: {url}/dags/offset_25h/plugin/hopsworks\n"
             "Press Ctrl-C to stop every component.\n",
             flush=True,
         )

@@ -3,6 +3,11 @@
 This runs when pytest loads the file, before any test module imports Airflow, because Airflow reads its
 configuration once at import. Nothing here imports Airflow: the pure tests stay fast, and only tests that ask for
 the ``airflow_db`` fixture pay for a migrated metadata database.
+
+Hypothesis profiles: ``dev`` (the default) runs few examples per property so that a local run stays fast; ``ci``
+runs 5,000 per property and is selected with ``HYPOTHESIS_PROFILE=ci``. Neither has a deadline: a test never asserts
+wall-clock time (a loaded CI machine made examples of 0.1 s take 1.8 s); unbounded work is refused by the size limits
+the fuzz targets check instead. Tests that pin ``max_examples`` themselves keep it.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 _AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="hops-timetable-tests-"))
 atexit.register(shutil.rmtree, _AIRFLOW_HOME, ignore_errors=True)
@@ -24,6 +30,12 @@ os.environ["AIRFLOW_HOME"] = str(_AIRFLOW_HOME)
 os.environ["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{_AIRFLOW_HOME / 'airflow.db'}"
 os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(_AIRFLOW_HOME / "dags")
 os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
+
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile(
+    "ci", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 @pytest.fixture(scope="session")

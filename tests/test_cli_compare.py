@@ -118,3 +118,16 @@ def test_console_script_compare_text() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "! " in done.stdout and "first interval" in done.stdout
+
+
+def test_a_builtin_that_cannot_step_before_the_year_1_is_named_not_reported_as_a_bug(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Airflow's croniter looks for the fire before a start in the year 1 and raises; Hopsworks' interval is clamped.
+    data = compare(capsys, "--cron", "0 0 29 2 *", "--start-time", "0001-01-02", "--now", "0001-06-01", "-n", "2")
+    assert data["rows"][0]["intervals"]["HopsworksTimetable"] == {
+        "start": "0001-01-02T00:00:00Z",
+        "end": "1972-02-29T00:00:00Z",
+    }
+    stopped = [note for note in data["notes"] if "stopped" in note]
+    assert len(stopped) == 2 and all("year 0 is out of range" in note for note in stopped)

@@ -181,18 +181,60 @@ def test_never_firing_expression_answers_at_once() -> None:
     assert cron.next_after(T) is None
     assert cron.prev_before(T) is None
     assert not cron.matches(utc(2024, 2, 29))
-    assert "never fires: no fire time in 1970-2099" in cron.lints()
+    assert "never fires: no fire time in 1970-9999" in cron.lints()
 
 
-def test_search_range_is_1970_to_2099() -> None:
+def test_search_range_is_1970_to_the_end_of_year_9999() -> None:
     hourly = QuartzCron("0 0 * ? * *")
     assert hourly.next_after(datetime(1960, 5, 1, tzinfo=UTC)) == utc(1970, 1, 1)
     assert hourly.prev_before(datetime(1960, 5, 1, tzinfo=UTC)) is None
-    assert hourly.next_after(utc(2099, 12, 31, 23)) is None
-    assert hourly.prev_before(datetime(2150, 1, 1, tzinfo=UTC)) == utc(2099, 12, 31, 23)
-    assert not hourly.matches(datetime(2100, 1, 1, tzinfo=UTC))
+    assert hourly.next_after(utc(2099, 12, 31, 23)) == utc(2100, 1, 1)
+    assert hourly.prev_before(datetime(2150, 1, 1, tzinfo=UTC)) == utc(2149, 12, 31, 23)
+    assert hourly.matches(datetime(2100, 1, 1, tzinfo=UTC))
     assert hourly.first_fire == utc(1970, 1, 1)
-    assert hourly.last_fire == utc(2099, 12, 31, 23)
+    assert hourly.last_fire == utc(9999, 12, 31, 23)
+    assert hourly.next_after(utc(9999, 12, 31, 23)) is None
+
+
+@pytest.mark.parametrize("expression", ["0 0 * * *", "@hourly", "0 0 0 * * ?", "0 0 0 * * ? *", "0 0 12 ? * 2#1"])
+def test_expressions_without_a_year_limit_keep_firing_after_2099(expression: str) -> None:
+    cron = QuartzCron(expression)
+    fire = cron.next_after(utc(2099, 12, 31, 23, 59, 59))
+    assert fire is not None and fire.year == 2100
+    assert cron.next_after(utc(2150, 6, 1)) is not None
+    assert cron.prev_before(utc(9000, 1, 1)) is not None
+    last = cron.last_fire
+    assert last is not None and last.year == 9999
+
+
+def test_year_field_values_stay_1970_to_2099() -> None:
+    cron = QuartzCron("0 0 0 1 1 ? 2090-2099")
+    assert cron.last_fire == utc(2099, 1, 1)
+    assert cron.next_after(utc(2099, 1, 1)) is None
+    assert QuartzCron("0 0 0 1 1 ? 2000-2099/10").last_fire == utc(2090, 1, 1)
+    # An open-ended step names no last year: as in Quartz, it goes on past 2099.
+    assert QuartzCron("0 0 0 1 1 ? */10").next_after(utc(2095, 1, 1)) == utc(2100, 1, 1)
+    assert QuartzCron("0 0 0 1 1 ? 2024/50").next_after(utc(2095, 1, 1)) == utc(2124, 1, 1)
+    with pytest.raises(CronSyntaxError, match="out of range 1970-2099"):
+        QuartzCron("0 0 0 1 1 ? 2100")
+
+
+def test_never_firing_calendar_is_found_without_scanning_to_9999() -> None:
+    # The Gregorian calendar repeats every 400 years: one cycle without a firing day decides "never".
+    for expression in ("0 0 0 30 2 ?", "0 0 0 31 4,6,9,11 ?", "0 0 0 L-30 2 ?"):
+        cron = QuartzCron(expression)
+        assert cron.never_fires() and cron.first_fire is None and cron.last_fire is None
+
+
+def test_start_after_the_last_fire_is_refused() -> None:
+    cron = QuartzCron("0 0 0 1 1 ? 2024-2026")
+    cron.check_fires_from("start_time", utc(2026, 1, 1))  # the last fire itself still runs
+    with pytest.raises(ValueError, match=r"never fires after 2026-01-01T00:00:00\+00:00") as info:
+        cron.check_fires_from("start_time", utc(2026, 1, 1, 0, 0, 1))
+    assert "start_time=2026-01-01T00:00:01+00:00" in str(info.value)
+    with pytest.raises(ValueError, match="never fires"):
+        QuartzCron("0 0 0 30 2 ?").check_fires_from("start_time", utc(2024, 1, 1))
+    QuartzCron("0 0 * * *").check_fires_from("start_time", utc(2150, 1, 1))
 
 
 def test_extreme_datetimes_do_not_overflow() -> None:
@@ -200,7 +242,8 @@ def test_extreme_datetimes_do_not_overflow() -> None:
     plus14 = timezone(timedelta(hours=14))
     minus14 = timezone(timedelta(hours=-14))
     assert hourly.next_after(datetime.min.replace(tzinfo=plus14)) == utc(1970, 1, 1)
-    assert hourly.prev_before(datetime.max.replace(tzinfo=minus14)) == utc(2099, 12, 31, 23)
+    assert hourly.prev_before(datetime.max.replace(tzinfo=minus14)) == utc(9999, 12, 31, 23)
+    assert hourly.next_after(datetime.max.replace(tzinfo=UTC)) is None
 
 
 def test_microseconds_are_honoured() -> None:
@@ -333,7 +376,7 @@ def test_lints() -> None:
 # (expression, field, token, 1-based position, words the message must contain)
 ERRORS = [
     ("0 0 22-2 * * ?", "hour", "22-2", 5, "wrap-around ranges are only allowed in Quartz day-of-week"),
-    ("0 0 0 ? NOV-FEB *", "month", "NOV-FEB", 9, "two ranges: 11-12,1-2"),
+    ("0 0 0 ? NOV-FEB *", "month", "NOV-FEB", 9, "list the values: '0 0 0 ? 1-2,11-12 *'"),
     ("0 0 0 L,15 * ?", "day-of-month", "L", 7, "L and W cannot be used in a list"),
     ("0 0 0 1,15W * ?", "day-of-month", "15W", 9, "L and W cannot be used in a list"),
     ("0 0 0 LW,1 * ?", "day-of-month", "LW", 7, "L and W cannot be used in a list"),
@@ -341,14 +384,21 @@ ERRORS = [
     ("0 0 0 L-0 * ?", "day-of-month", "L-0", 7, "offset after L must be 1-30 (L-1 is the day before the last day)"),
     ("0 0 0 L-31 * ?", "day-of-month", "L-31", 7, "offset after L must be 1-30"),
     ("0 0 0 29W * ?", "day-of-month", "29W", 7, "Quartz and cron-utils disagree"),
-    ("0 0 0 31W * ?", "day-of-month", "31W", 7, "use LW for the last weekday"),
+    ("0 0 0 31W * ?", "day-of-month", "31W", 7, "for the last weekday of every month: '0 0 0 LW * ?'"),
     ("0 0 0 0W * ?", "day-of-month", "0W", 7, "day before W must be 1-28"),
     ("0 0 0 W * ?", "day-of-month", "W", 7, "valid forms are L, L-n (n 1-30), nW (n 1-28) and LW"),
-    ("0 0 0 ? * 6#3,2#1", "day-of-week", "6#3", 11, "only one # term is allowed"),
+    ("0 0 0 ? * 6#3,2#1", "day-of-week", "6#3", 11, "Quartz 2.3.2 refuses more than one # term"),
+    ("0 0 0 ? * 2#1,3", "day-of-week", "2#1", 11, "'0 0 0 ? * 2#1' and '0 0 0 ? * 3'"),
     ("0 0 0 ? * 2,6#3", "day-of-week", "6#3", 13, "'#' cannot be used in a list"),
     ("0 0 0 ? * 6L,2", "day-of-week", "6L", 11, "L cannot be used in a list"),
     ("0 0 0 ? * 6#6", "day-of-week", "6#6", 11, "the number after # must be 1-5"),
-    ("0 0 0 ? * FRI-MON/2", "day-of-week", "FRI-MON/2", 11, "a step on a wrap-around range is not supported"),
+    ("0 0 0 ? * FRI-MON/2", "day-of-week", "FRI-MON/2", 11, "Quartz 2.3.2 ignores a step after a name"),
+    ("0 0 0 ? * 6-2/2", "day-of-week", "6-2/2", 11, "a step on a wrap-around range is not supported"),
+    ("0 0 0 ? * MON/2", "day-of-week", "MON/2", 11, "would read 'MON/2' as 'MON'"),
+    ("0 0 0 1 JAN/3 ?", "month", "JAN/3", 9, "write the number: '0 0 0 1 1/3 ?'"),
+    ("0 0 0 1 MAY-JUN/6 ?", "month", "MAY-JUN/6", 9, "'0 0 0 1 5-6/6 ?'"),
+    ("0 0 0 1 2-SEP ?", "month", "2-SEP", 9, "refuses a range that mixes a number and a name"),
+    ("0 0 0 ? * SUN-2", "day-of-week", "SUN-2", 11, "spell both ends as numbers: '0 0 0 ? * 1-2'"),
     ("0 0 0 * * ? 1969", "year", "1969", 13, "value 1969 is out of range 1970-2099"),
     ("0 0 0 * * ? 2100", "year", "2100", 13, "value 2100 is out of range 1970-2099"),
     ("0 0 0 * * ? ?", "year", "?", 13, "'?' is not allowed in year"),
@@ -357,9 +407,9 @@ ERRORS = [
         "day-of-week",
         "SUNDAY",
         11,
-        "long name 'SUNDAY' is not accepted (use the three-letter name SUN)",
+        "long name 'SUNDAY' is not accepted (use the three-letter name: '0 0 0 ? * SUN')",
     ),
-    ("0 0 0 * JANUARY ?", "month", "JANUARY", 9, "use the three-letter name JAN"),
+    ("0 0 0 * JANUARY ?", "month", "JANUARY", 9, "use the three-letter name: '0 0 0 * JAN ?'"),
     ("0 0 0 ? * ?", "day-of-week", "?", 11, "'?' may be used in only one of day-of-month and day-of-week"),
     ("0 0 0 * * *", "day-of-month", "*", 7, "use ? in day-of-month when restricting day-of-week"),
     ("0 0 0 1 * MON", "day-of-month", "1", 7, "exactly one of day-of-month and day-of-week must be '?'"),
@@ -378,16 +428,24 @@ ERRORS = [
     ("0 x 0 * * ?", "minute", "x", 3, "'x' is not a valid value, expected 0-59"),
     ("0 0 ? * * ?", "hour", "?", 5, "'?' is only allowed alone in day-of-month or day-of-week"),
     ("0 0 0 ? * JUL", "day-of-week", "JUL", 11, "expected 1-7 or SUN-SAT"),
-    # 5-field UNIX cron: plain syntax only.
-    ("0 0 L * *", "day-of-month", "L", 5, "croniter extensions"),
-    ("0 0 * * 5#3", "day-of-week", "5#3", 9, "croniter extensions"),
-    ("0 0 ? * 1", "day-of-month", "?", 5, "in 5-field UNIX cron write *"),
-    ("H 0 * * *", "minute", "H", 1, "croniter extensions"),
+    # 5-field UNIX cron: croniter's constructs whose reading is ambiguous are refused.
+    ("0 0 L-2 * *", "day-of-month", "L-2", 5, "not a valid use of L in 5-field cron"),
+    ("0 0 1-L/8 * *", "day-of-month", "1-L/8", 5, "reads '1-L/8' as 1-31/8"),
+    ("0 0 31-L * *", "day-of-month", "31-L", 5, "reads 31-L as an equal range"),
+    ("0 0 31W * *", "day-of-month", "31W", 5, "'0 0 0 LW * ?'"),
+    ("0 0 29W * *", "day-of-month", "29W", 5, "nearest the last day in shorter months"),
+    ("0 0 15W * 1", "day-of-month", "15W", 5, "ignores day-of-week '1'"),
+    ("0 0 1 * 5#3", "day-of-week", "5#3", 9, "ignores day-of-month '1'"),
+    ("0 0 * * mon-fri#2", "day-of-week", "mon-fri#2", 9, "'0 0 * * 1#2,2#2,3#2,4#2,5#2'"),
+    ("0 0 * * 5L", "day-of-week", "5L", 9, "'0 0 * * L5'"),
+    ("0 0 * * 1,5#3", "day-of-week", "1,5#3", 9, "refuses to mix plain days"),
+    ("0 0 * * thu-tue/2", "day-of-week", "thu-tue/2", 9, "reads 'thu-tue/2' as Tue,Thu,Sat"),
+    ("0 22-2/3 * * *", "hour", "22-2/3", 3, "its step starts again after the wrap"),
+    ("0 ? * * *", "hour", "?", 3, "'?' is only allowed alone in the day fields"),
+    ("H 0 * * *", "minute", "H", 1, "hashed values (H) are not supported"),
     ("0 0 * * 1-1", "day-of-week", "1-1", 9, "reads an equal range as the whole field"),
     ("5-5 0 * * *", "minute", "5-5", 1, "write 5 for the single value"),
-    ("0 0 * * 5-1", "day-of-week", "5-1", 9, "wrap-around ranges are only allowed in Quartz day-of-week"),
-    ("0 22-2 * * *", "hour", "22-2", 3, "two ranges: 22-23,0-2"),
-    ("0 0 * * 7/2", "day-of-week", "7/2", 9, "a step cannot start at 7"),
+    ("0 0 * * 7-7", "day-of-week", "7-7", 9, "reads an equal range as the whole field"),
     ("0 0 * * 8", "day-of-week", "8", 9, "value 8 is out of range 0-7"),
 ]
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+import pytest
 from croniter import croniter
 from croniter.croniter import CroniterBadDateError
 from hypothesis import assume, given, settings
@@ -39,15 +40,16 @@ def list_field(
     if draw(st.integers(0, 4)) == 0:
         return "*", set(range(lo, hi + 1))
 
-    def show(v: int) -> str:
-        if names is not None and draw(st.booleans()):
-            return names[v - lo]
-        return str(v)
-
     parts: list[str] = []
     values: set[int] = set()
     for _ in range(draw(st.integers(1, max_items))):
         kind = draw(st.sampled_from(["value", "range", "start-step", "star-step", "range-step"]))
+        # Names or numbers per item: Quartz refuses a range mixing both and ignores a step after a name.
+        named = names is not None and kind in ("value", "range") and draw(st.booleans())
+
+        def show(v: int, named: bool = named) -> str:
+            return names[v - lo] if named and names is not None else str(v)
+
         a = draw(st.integers(lo, hi))
         if kind == "value":
             parts.append(show(a))
@@ -114,8 +116,10 @@ def dom_spec(draw: st.DrawFn) -> DaySpec:
 def dow_spec(draw: st.DrawFn) -> DaySpec:
     kind = draw(st.sampled_from(["plain", "plain", "wrap", "L", "nL", "#"]))
 
+    named = draw(st.booleans())
+
     def show(v: int) -> str:
-        return DOW_NAMES[v - 1] if draw(st.booleans()) else str(v)
+        return DOW_NAMES[v - 1] if named else str(v)
 
     if kind == "plain":
         text, days = draw(list_field(1, 7, DOW_NAMES))
@@ -394,3 +398,136 @@ def test_nth_before_equals_n_steps_of_prev_before(expr: str, moment: datetime, n
         if expected is None:
             break
     assert cron.nth_before(moment, n) == expected
+
+
+# ---------------------------------------------------------------------------------------------------------
+# croniter's 5-field extensions against croniter: L, lists with L, a-L, nW, n#k, Ln, ?, wrap-around ranges
+
+
+@st.composite
+def wrap_or_plain(draw: st.DrawFn, lo: int, hi: int, names: list[str] | None = None) -> str:
+    if draw(st.booleans()):
+        return draw(unix_field(lo, hi, names))
+    a = draw(st.integers(lo + 1, hi))
+    b = draw(st.integers(lo, a - 1))
+
+    def show(v: int) -> str:
+        return names[v - lo] if names is not None and draw(st.booleans()) else str(v)
+
+    text = f"{show(a)}-{show(b)}"
+    if draw(st.booleans()):
+        text += "," + draw(unix_field(lo, hi, names)).replace("*", str(lo))
+    return text
+
+
+@st.composite
+def extended_dom(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["plain", "L", "list-L", "a-L", "W", "?", "wrap"]))
+    if kind == "plain":
+        return draw(unix_field(1, 31))
+    if kind == "L":
+        return "L"
+    if kind == "list-L":
+        days = draw(st.lists(st.integers(1, 28), min_size=1, max_size=3, unique=True))
+        return ",".join([*map(str, days), "L"]) if draw(st.booleans()) else ",".join(["L", *map(str, days)])
+    if kind == "a-L":
+        return f"{draw(st.integers(1, 30))}-L"
+    if kind == "W":
+        n = draw(st.integers(1, 28))
+        return f"{n}W" if draw(st.booleans()) else f"W{n}"
+    if kind == "?":
+        return "?"
+    return draw(wrap_or_plain(1, 31))
+
+
+@st.composite
+def extended_dow(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["plain", "nth", "last", "?", "wrap"]))
+
+    def day() -> str:
+        v = draw(st.integers(0, 7))
+        return DOW_NAMES[v % 7] if draw(st.booleans()) else str(v)
+
+    if kind == "plain":
+        return draw(unix_field(0, 7, DOW_NAMES))
+    if kind in ("nth", "last"):
+        terms = []
+        for _ in range(draw(st.integers(1, 3))):
+            if draw(st.booleans()):
+                terms.append(f"{day()}#{draw(st.integers(1, 5))}")
+            else:
+                terms.append(f"L{draw(st.integers(0, 7))}")
+        return ",".join(terms)
+    if kind == "?":
+        return "?"
+    a = draw(st.integers(1, 6))
+    b = draw(st.integers(0, a - 1))
+    return f"{DOW_NAMES[a]}-{DOW_NAMES[b]}" if draw(st.booleans()) else f"{a}-{b}"
+
+
+@st.composite
+def extended_unix_expression(draw: st.DrawFn) -> str:
+    dom = draw(extended_dom())
+    dow = draw(extended_dow())
+    # croniter does not OR W or n#k/Ln with the other day field; those combinations are refused (tested apart).
+    if ("W" in dom) and dow not in ("*", "?"):
+        dow = "*"
+    if ("#" in dow or "L" in dow) and dom not in ("*", "?"):
+        dom = draw(st.sampled_from(["*", "?"]))
+    return " ".join(
+        [
+            draw(wrap_or_plain(0, 59)),
+            draw(wrap_or_plain(0, 23)),
+            dom,
+            draw(wrap_or_plain(1, 12, MONTH_NAMES)),
+            dow,
+        ]
+    )
+
+
+@settings(max_examples=800, deadline=None)
+@given(extended_unix_expression(), whole_seconds)
+def test_five_field_extensions_give_croniters_answers(expression: str, t: datetime) -> None:
+    cron = QuartzCron(expression)
+    assert cron.dialect == "unix"
+    assert cron.next_after(t) == croniter_answer(expression, t, forward=True)
+    assert cron.prev_before(t) == croniter_answer(expression, t, forward=False)
+    again = QuartzCron(cron.expression)
+    assert again.next_after(t) == cron.next_after(t)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "45 23 L * *",
+        "0 0 1,L * *",
+        "0 0 25-L * *",
+        "0 0 * * 5#3",
+        "0 0 * * fri#3",
+        "0 0 * * L5",
+        "0 0 15W * *",
+        "0 0 W1 * *",
+        "0 0 ? * 1",
+        "0 0 1 * ?",
+        "0 0 * * Fri-Sun",
+        "0 0 1 nov-feb *",
+        "0 22-2 * * *",
+        "0 0 * * 7-5",
+        "0 0 * * 5-0",
+        "0 0 * * 7/2",
+        "0 0 * * 1#1,3#2,L5",
+        "0 0 L * 1",
+        "0 0 28-3 * *",
+    ],
+)
+def test_issue_examples_give_croniters_answers(expression: str) -> None:
+    cron = QuartzCron(expression)
+    for t in (datetime(2024, 2, 10, 13, 5, tzinfo=UTC), datetime(2031, 12, 30, 23, 59, tzinfo=UTC)):
+        at_next: datetime | None = t
+        at_prev: datetime | None = t
+        for _ in range(8):
+            assert at_next is not None and at_prev is not None
+            expected_next = croniter_answer(expression, at_next, forward=True)
+            expected_prev = croniter_answer(expression, at_prev, forward=False)
+            at_next, at_prev = cron.next_after(at_next), cron.prev_before(at_prev)
+            assert (at_next, at_prev) == (expected_next, expected_prev)

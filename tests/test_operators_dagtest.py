@@ -79,8 +79,11 @@ with DAG(
     def decorated(**context):
         record("decorated", **context)
 
-    bash = HopsBashOperator(task_id="bash", bash_command=bash_job("bash"), legacy_args="start_time")
-    papermill = HopsBashOperator(task_id="papermill", bash_command=bash_job("papermill"), legacy_args="papermill")
+    # A trailing comment, a trailing ";" and a final comment line must not swallow the legacy arguments.
+    bash = HopsBashOperator(task_id="bash", bash_command=bash_job("bash") + "  # the job", legacy_args="start_time")
+    papermill = HopsBashOperator(
+        task_id="papermill", bash_command=bash_job("papermill") + ";\\n# done\\n", legacy_args="papermill"
+    )
     injected_python = PythonOperator(
         task_id="injected_python", python_callable=record, op_kwargs={{"name": "injected_python"}},
         pre_execute=inject_hops_env, post_execute=restore_hops_env,

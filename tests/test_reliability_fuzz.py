@@ -17,6 +17,7 @@ being scheduled; and a timetable that is not a pure function of its inputs lets 
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
@@ -30,8 +31,9 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cron import MAX_YEAR, MIN_YEAR, CronSyntaxError, QuartzCron
+from hops_timetable.cron import LAST_YEAR, MAX_YEAR, MIN_YEAR, CronSyntaxError, QuartzCron
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsTimetableWarning, HopsworksTimetable
+from hops_timetable.validation import MAX_OFFSET_SECONDS
 
 UTC = timezone.utc
 TICK = timedelta(microseconds=1)
@@ -52,7 +54,7 @@ AWARE_LOW, AWARE_HIGH = _seconds(datetime(1, 1, 3, tzinfo=UTC)), _seconds(dateti
 FUZZ = settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Every month of the supported calendar, plus the two probes just outside it.
-MONTHS_IN_RANGE = (MAX_YEAR - MIN_YEAR + 1) * 12
+MONTHS_IN_RANGE = (LAST_YEAR - MIN_YEAR + 1) * 12
 
 
 class CountingCron(QuartzCron):
@@ -506,8 +508,8 @@ def decode_built(data: bytes) -> HopsworksTimetable:
         warnings.simplefilter("ignore", HopsTimetableWarning)
         return HopsworksTimetable(
             d.choice([*VALID, "0 0 0 30 2 ?"]),
-            start_time_offset_seconds=d.choice([None, d.integer(0, 10**12)]),
-            end_time_offset_seconds=d.choice([None, d.integer(0, 10**12)]),
+            start_time_offset_seconds=d.choice([None, d.integer(0, MAX_OFFSET_SECONDS)]),
+            end_time_offset_seconds=d.choice([None, d.integer(0, MAX_OFFSET_SECONDS)]),
             max_catchup_runs=d.choice([None, d.integer(1, 10**12)]),
             skip_to_date=d.choice([None, d.aware()]),
         )
@@ -539,10 +541,20 @@ def test_serialization_round_trips_every_built_timetable(timetable: HopsworksTim
     assert HopsworksTimetable.deserialize(legacy) == timetable
 
 
-@pytest.mark.parametrize("version", [SERIALIZATION_VERSION + 1, 99, "2", 1.5, None, [1]])
-def test_unknown_serialization_versions_fail_with_a_clear_message(version: object) -> None:
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        (SERIALIZATION_VERSION + 1, "is newer than this hops-timetable understands; upgrade hops-timetable"),
+        (99, "is newer than this hops-timetable understands; upgrade hops-timetable"),
+        ("2", "is not a format version"),
+        (1.5, "is not a format version"),
+        (None, "is not a format version"),
+        ([1], "is not a format version"),
+    ],
+)
+def test_unknown_serialization_versions_fail_with_a_clear_message(version: object, says: str) -> None:
     payload = {**HopsworksTimetable("0 0 * ? * * *").serialize(), "version": version}
-    with pytest.raises(ValueError, match=r"format version .* upgrade hops-timetable"):
+    with pytest.raises(ValueError, match=r"reads format versions? 1.*key 'version'=.* " + re.escape(says)):
         HopsworksTimetable.deserialize(payload)
 
 

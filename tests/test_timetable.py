@@ -67,8 +67,8 @@ def test_serialization_round_trip_keeps_every_parameter() -> None:
 
 def test_serialized_payload_has_a_format_version_and_unknown_versions_fail_clearly() -> None:
     payload = HopsworksTimetable(HOURLY).serialize()
-    assert payload["version"] == 1
-    with pytest.raises(ValueError, match="format version 99"):
+    assert payload["version"] == 2
+    with pytest.raises(ValueError, match="'version'=99 is newer"):
         HopsworksTimetable.deserialize({**payload, "version": 99})
 
 
@@ -191,11 +191,15 @@ def test_hops_schedule_returns_the_dag_arguments() -> None:
         max_catchup_runs=24,
     )
     assert kwargs == {
-        "schedule": HopsworksTimetable(HOURLY, start_time_offset_seconds=3600, max_catchup_runs=24),
+        "schedule": HopsworksTimetable(
+            HOURLY, start_time_offset_seconds=3600, max_catchup_runs=24, start_time=utc(2026, 1, 1), catchup=True
+        ),
         "start_date": utc(2026, 1, 1),
         "end_date": None,
         "catchup": True,
         "max_active_runs": 2,
+        # The Trigger form's optional window fields.
+        "params": {"hops_window_start_time": None, "hops_window_end_time": None},
     }
     dag = build_dag(**kwargs)
     assert dag.max_active_runs == 2 and dag.catchup is True
@@ -245,7 +249,7 @@ def test_end_time_offset_is_accepted_ignored_and_warned_about() -> None:
 def test_validate_rejects_a_corrupted_instance() -> None:
     timetable = HopsworksTimetable(HOURLY)
     timetable.validate()
-    timetable.max_catchup_runs = 0
+    timetable._max_catchup_runs = 0  # only a corrupted instance can get here: the settings are read-only
     with pytest.raises(AirflowTimetableInvalid, match="max_catchup_runs"):
         timetable.validate()
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from airflow.providers.standard.operators.bash import BashOperator
 
+from hops_timetable.operators.bash_append import append_arguments, check_appendable
 from hops_timetable.operators.runtime import hops_env
 from hops_timetable.operators.window_conf import LegacyArgs, check_legacy_args, legacy_arguments
 from hops_timetable.window import HOPS_ENV_KEYS
@@ -24,12 +24,22 @@ class HopsBashOperator(BashOperator):
     :param legacy_args: ``"start_time"`` appends ``-start_time <HOPS_LOGICAL_DATE>`` to the command,
         ``"papermill"`` appends ``-p start_time <HOPS_LOGICAL_DATE>``, shell-quoted, as Hopsworks appends them to
         the job arguments; nothing is appended to a run without a logical date. The arguments go to the end of
-        the command, so its last line should be the job invocation.
+        the command's last simple command, the job invocation: after it, a comment, a trailing ``;``, final
+        comment lines and here-document bodies stay as they are. A command whose last part cannot take them
+        (``if ... fi``, ``{ ...; }``, a subshell, ``&``, an open pipeline) fails when the DAG is built, or, for a
+        template that renders to such a command, when the task runs, never with the argument silently lost.
     """
+
+    # The rendered ``env`` is sent again after the run, showing the HOPS_* values the command got.
+    overwrite_rtif_after_execution = True
 
     def __init__(self, *, legacy_args: LegacyArgs | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.legacy_args = check_legacy_args(legacy_args)
+        command = self.bash_command
+        # A command ending in a template extension names a file that is read only when the task renders.
+        if self.legacy_args is not None and isinstance(command, str) and not command.endswith(tuple(self.template_ext)):
+            check_appendable(command)
         self._hops_values: dict[str, str] | None = None
 
     def execute(self, context: Any) -> Any:
@@ -40,12 +50,14 @@ class HopsBashOperator(BashOperator):
         command = self.bash_command
         if arguments:
             # Rendered by now, so always a string.
-            self.bash_command = f"{str(command).rstrip()} {shlex.join(arguments)}"
+            self.bash_command = append_arguments(str(command), arguments)
         try:
             return super().execute(context)
         finally:
             self.bash_command = command
             self._hops_values = None
+            # Only for the rendered fields: the command itself ran with get_env's environment.
+            self.env = {**(self.env or {}), **values}
 
     def get_env(self, context: Any) -> dict[str, str]:
         """BashOperator's environment with the ``HOPS_*`` entries replaced by this run's values."""

@@ -29,6 +29,8 @@ class HopsPythonOperator(PythonOperator):
     """
 
     template_fields = (*PythonOperator.template_fields, "env")
+    # The rendered ``env`` is sent again after the run, showing the HOPS_* values the callable got.
+    overwrite_rtif_after_execution = True
 
     def __init__(
         self,
@@ -46,6 +48,7 @@ class HopsPythonOperator(PythonOperator):
         # Computed first: a bad conf window fails the task before the callable runs.
         values = hops_env(context, explicit=explicit)
         argv = None if self.legacy_args is None else legacy_arguments(self.legacy_args, values)
+        self.env = {**explicit, **values}
         with hops_environ(values, extra=explicit), job_argv(argv):
             return super().execute(context)
 

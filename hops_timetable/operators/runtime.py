@@ -6,6 +6,7 @@ task context and puts the result where the job code will look.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from hops_timetable.operators.window_conf import resolve_hops_env
+from hops_timetable.operators.window_params import conf_with_form_window
+from hops_timetable.operators.window_source import log_window, window_source
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.window import HOPS_ENV_KEYS
 
@@ -25,6 +28,8 @@ __all__ = [
     "job_argv",
     "restore_hops_env",
 ]
+
+_log = logging.getLogger(__name__)
 
 ENV_ATTRIBUTES = ("env", "env_vars", "environment")
 """Operator attributes from which a container or subprocess environment is built (BashOperator ``env``,
@@ -56,13 +61,23 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
         return resolve_hops_env(run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit)
     start = getattr(dag_run, "data_interval_start", None)
     end = getattr(dag_run, "data_interval_end", None)
-    return resolve_hops_env(
+    conf = conf_with_form_window(getattr(dag_run, "conf", None))
+    values = resolve_hops_env(
         run_type=getattr(dag_run, "run_type", None),
         data_interval=None if start is None or end is None else (start, end),
-        conf=getattr(dag_run, "conf", None),
+        conf=conf,
         offset_seconds=hops_offset_seconds(context),
         explicit=explicit,
     )
+    # Logged where the job runs, so that the task log says which window it processed and why.
+    source = window_source(
+        run_type=getattr(dag_run, "run_type", None),
+        has_interval=start is not None and end is not None,
+        conf=conf,
+        explicit=explicit,
+    )
+    log_window(getattr(context.get("task"), "log", _log), values, source)
+    return values
 
 
 @contextmanager

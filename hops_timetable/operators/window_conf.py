@@ -10,10 +10,11 @@ canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings derived from the parsed values are ev
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final, Literal
 
+from hops_timetable.validation import short_repr
 from hops_timetable.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, hops_window
 
 __all__ = [
@@ -49,8 +50,6 @@ LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
 MAX_TIME_TEXT: Final = 64
 """Longest accepted date-time text; the longest valid form (9 fraction digits and an offset) has 35 characters."""
 
-_REPR_LIMIT = 80
-
 # re.ASCII: without it \d also matches other scripts' digits, which int() would then happily read.
 _ISO_DATETIME = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?",
@@ -60,24 +59,37 @@ _ISO_DATETIME = re.compile(
 _EXPECTED = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
 
 
-def _short_repr(value: object) -> str:
-    """``repr`` capped in length so that a huge hostile value cannot flood the log; never raises."""
-    try:
-        text = repr(value)
-    except Exception:  # e.g. an int too long to print, or a structure too deep
-        text = f"<unprintable {type(value).__name__}>"
-    if len(text) > _REPR_LIMIT:
-        text = text[: _REPR_LIMIT - 3] + "..."
-    return text
+_MAX_PROBLEMS = 4
+_EXPECTED_TAIL = f"; expected {_EXPECTED}"
 
 
 class HopsWindowError(ValueError):
-    """``dag_run.conf["hops_window"]`` is not a valid window; the message names the key and the value."""
+    """``dag_run.conf["hops_window"]`` is not a valid window; the message names each bad key and its value.
 
-    def __init__(self, key: str, value: object, problem: str) -> None:
+    ``key``, ``value`` and the message's start are those of the first problem; ``problems`` lists every one as
+    ``(key, value, problem)``, unknown keys first, then in the order of :data:`WINDOW_KEYS`. The message is one
+    line of at most about 1,000 characters: it shows the first :data:`_MAX_PROBLEMS` problems and counts the rest.
+    """
+
+    def __init__(self, key: str, value: object, problem: str, *, more: Sequence[HopsWindowError] = ()) -> None:
         self.key = key
         self.value = value
-        super().__init__(f'conf["{CONF_KEY}"]{key}={_short_repr(value)} {problem}')
+        self.problems: list[tuple[str, object, str]] = [(key, value, problem)]
+        for error in more:
+            self.problems.extend(error.problems)
+        if len(self.problems) == 1:
+            super().__init__(f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
+            return
+        # The expected form is said once at the end rather than after every date-time.
+        shown = [
+            f'conf["{CONF_KEY}"]{k}={short_repr(v, 40)} {p.removesuffix(_EXPECTED_TAIL)}'
+            for k, v, p in self.problems[:_MAX_PROBLEMS]
+        ]
+        if len(self.problems) > _MAX_PROBLEMS:
+            shown.append(f"and {len(self.problems) - _MAX_PROBLEMS} more problem(s)")
+        if any(p.endswith(_EXPECTED_TAIL) for _, _, p in self.problems[:_MAX_PROBLEMS]):
+            shown.append(f"date-times are expected as {_EXPECTED}")
+        super().__init__("; ".join(shown))
 
 
 def parse_window_time(key: str, value: object) -> datetime:
@@ -99,6 +111,8 @@ def parse_window_time(key: str, value: object) -> datetime:
     try:
         tz = timezone.utc
         if zone is not None and zone != "Z":
+            if int(zone[4:6]) > 59:
+                raise ValueError(f"the offset {zone} has {zone[4:6]} minutes, at most 59 are valid")
             sign = -1 if zone[0] == "-" else 1
             tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
         micro = int((fraction or "0").ljust(6, "0")[:6])
@@ -117,8 +131,8 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
 
     The value must be a mapping with ``start_time`` and ``end_time`` and optionally ``logical_date`` (default:
     ``start_time``), each accepted by :func:`parse_window_time`, with ``start_time < end_time`` once truncated
-    to whole seconds (the precision of the emitted values). Unknown keys are refused. Any problem raises
-    :class:`HopsWindowError`; nothing else is raised.
+    to whole seconds (the precision of the emitted values). Unknown keys are refused. Problems raise one
+    :class:`HopsWindowError` that reports every bad key; nothing else is raised.
     """
     if conf is None or not isinstance(conf, Mapping) or CONF_KEY not in conf:
         return None
@@ -130,26 +144,37 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
             f"is a {type(raw).__name__}; expected an object such as "
             '{"start_time": "2026-01-01T09:00:00Z", "end_time": "2026-01-01T10:00:00Z"}',
         )
-    unknown = [key for key in raw if key not in WINDOW_KEYS]
-    if unknown:
-        name = unknown[0]
-        raise HopsWindowError(
-            f"[{_short_repr(name)}]", raw[name], f"is an unknown key; valid keys are {', '.join(WINDOW_KEYS)}"
+    problems: list[HopsWindowError] = [
+        HopsWindowError(f"[{short_repr(key)}]", raw[key], f"is an unknown key; valid keys are {', '.join(WINDOW_KEYS)}")
+        for key in raw
+        if key not in WINDOW_KEYS
+    ]
+    problems += [
+        HopsWindowError(f'["{key}"]', None, "is missing; start_time and end_time are both required")
+        for key in ("start_time", "end_time")
+        if key not in raw
+    ]
+    parsed: dict[str, datetime] = {}
+    for key in WINDOW_KEYS:
+        if key in raw:
+            try:
+                parsed[key] = _whole_seconds(parse_window_time(f'["{key}"]', raw[key]))
+            except HopsWindowError as exc:
+                problems.append(exc)
+    start, end = parsed.get("start_time"), parsed.get("end_time")
+    if start is not None and end is not None and not start < end:
+        problems.append(
+            HopsWindowError(
+                '["end_time"]',
+                raw["end_time"],
+                f"is not after start_time={format_hops_time(start)}; the window is [start_time, end_time)",
+            )
         )
-    for required in ("start_time", "end_time"):
-        if required not in raw:
-            raise HopsWindowError(f'["{required}"]', None, "is missing; start_time and end_time are both required")
-    start = _whole_seconds(parse_window_time('["start_time"]', raw["start_time"]))
-    end = _whole_seconds(parse_window_time('["end_time"]', raw["end_time"]))
-    if not start < end:
-        raise HopsWindowError(
-            '["end_time"]',
-            raw["end_time"],
-            f"is not after start_time={format_hops_time(start)}; the window is [start_time, end_time)",
-        )
-    logical = start
-    if "logical_date" in raw:
-        logical = _whole_seconds(parse_window_time('["logical_date"]', raw["logical_date"]))
+    if problems:
+        first, *more = problems
+        raise HopsWindowError(first.key, first.value, first.problems[0][2], more=more)
+    assert start is not None and end is not None
+    logical = parsed.get("logical_date", start)
     return HopsWindow(start=start, end=end, logical_date=logical)
 
 
@@ -187,7 +212,7 @@ def resolve_hops_env(
         if explicit is not None and key in explicit:
             value = explicit[key]
             if not isinstance(value, str):
-                raise TypeError(f"env[{key!r}]={_short_repr(value)} must be a string, as environment values are")
+                raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
             values[key] = value
     return {key: values[key] for key in HOPS_ENV_KEYS if key in values}
 
@@ -201,7 +226,7 @@ def check_legacy_args(value: object) -> LegacyArgs | None:
     if value == "papermill" and isinstance(value, str):
         return "papermill"
     raise ValueError(
-        f"legacy_args={_short_repr(value)} is not supported; use None, 'start_time' (appends "
+        f"legacy_args={short_repr(value)} is not supported; use None, 'start_time' (appends "
         "-start_time <HOPS_LOGICAL_DATE>) or 'papermill' (appends -p start_time <HOPS_LOGICAL_DATE>)"
     )
 

@@ -1,0 +1,438 @@
+"""``hops-timetable audit``: the coverage of HopsworksTimetable DAGs on a live Airflow, and ``--repair``.
+
+Reads through HTTP only: the DAGs' settings from the plugin's ``/hops/api/dags`` (the plugin must be installed on
+the api-server, as it is wherever the DAGs run) and the runs from Airflow's public REST API
+(``/api/v2/dags/{dag_id}/dagRuns``). The coverage itself is :func:`hops_timetable.coverage.coverage`.
+
+Credentials: ``--token`` or ``$AIRFLOW_API_TOKEN``; else ``--username``/``--password`` (or ``$AIRFLOW_API_USERNAME``
+/ ``$AIRFLOW_API_PASSWORD``), exchanged for a token at ``/auth/token``. Exit status 0 when every audited DAG is
+complete, 3 when any has gaps, 2 for bad input, 1 for other failures (Airflow unreachable, 401/403).
+
+``--repair`` fills the gaps: the windows of scheduled fires through Airflow's backfill API, once its dry run has
+confirmed it would create exactly the missing logical dates and no other; every other missing window as a manual
+run with ``conf["hops_window"]`` and no logical date. A logical date that already has a run is never backfilled,
+so no logical date is ever duplicated. ``--dry-run`` prints the plan and changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import quote
+
+from hops_timetable.catchup import CatchupPolicy
+from hops_timetable.coverage import Coverage, FireCoverage, RunRecord, coverage
+from hops_timetable.cron import QuartzCron
+from hops_timetable.simulate import Decision
+from hops_timetable.window import format_hops_time
+
+__all__ = ["AuditError", "Client", "RepairStep", "add_parser", "cmd_audit", "plan_repair"]
+
+TOKEN_ENV = "AIRFLOW_API_TOKEN"
+USERNAME_ENV = "AIRFLOW_API_USERNAME"
+PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
+GAPS_FOUND = 3
+_PAGE = 100
+
+
+_BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
+
+
+class AuditError(RuntimeError):
+    """Airflow could not be read or written; the message says which request failed and why."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _time(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+class Client:
+    """Airflow's REST API and the plugin's JSON, over one ``httpx.Client`` with a bearer token."""
+
+    def __init__(self, api: str, token: str, *, timeout: float = 30.0) -> None:
+        # Imported here: the other commands of the CLI start without it.
+        import httpx
+
+        self._errors = httpx.HTTPError
+        self.http = httpx.Client(
+            base_url=api.rstrip("/"),
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            timeout=timeout,
+        )
+
+    @staticmethod
+    def login(api: str, username: str, password: str, *, timeout: float = 30.0) -> str:
+        """A token for *username* from Airflow's ``/auth/token``."""
+        import httpx
+
+        try:
+            response = httpx.post(
+                api.rstrip("/") + "/auth/token", json={"username": username, "password": password}, timeout=timeout
+            )
+        except httpx.HTTPError as exc:
+            raise AuditError(f"cannot reach {api}: {exc}") from None
+        if response.status_code >= 400:
+            raise AuditError(f"login as {username!r} at {api}/auth/token failed: HTTP {response.status_code}")
+        token = response.json().get("access_token")
+        if not isinstance(token, str):
+            raise AuditError(f"{api}/auth/token answered without an access_token")
+        return token
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self.http.request(method, path, **kwargs)
+            # Airflow refuses to create a backfill on SQLite while another process writes ("Database is locked",
+            # HTTP 503) and creates nothing then; the same request a moment later goes through.
+            for delay in _BUSY_RETRY_SECONDS:
+                if response.status_code != 503 or "locked" not in response.text:
+                    break
+                time.sleep(delay)
+                response = self.http.request(method, path, **kwargs)
+        except self._errors as exc:
+            raise AuditError(f"{method} {path}: cannot reach Airflow: {exc}") from None
+        if response.status_code >= 400:
+            detail = response.text[:300]
+            hint = {401: " (no valid token: pass --token or --username/--password)", 403: " (not allowed)"}.get(
+                response.status_code, ""
+            )
+            raise AuditError(f"{method} {path} -> HTTP {response.status_code}{hint}: {detail}", response.status_code)
+        return response.json() if response.content else None
+
+    def hops_dags(self) -> list[dict[str, Any]]:
+        """The HopsworksTimetable DAGs the token may read, with their settings."""
+        data = self.request("GET", "/hops/api/dags")
+        dags: list[dict[str, Any]] = data["dags"]
+        return dags
+
+    def runs(self, dag_id: str) -> list[RunRecord]:
+        """Every run of *dag_id*, page by page."""
+        out: list[RunRecord] = []
+        offset = 0
+        while True:
+            page = self.request(
+                "GET",
+                f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns",
+                params={"limit": _PAGE, "offset": offset, "order_by": "run_after"},
+            )
+            batch = page.get("dag_runs", [])
+            out += [_record(item) for item in batch]
+            offset += len(batch)
+            total = page.get("total_entries")
+            if not batch or (isinstance(total, int) and offset >= total):
+                return out
+
+
+def _record(item: dict[str, Any]) -> RunRecord:
+    run_after = _time(item["run_after"])
+    assert run_after is not None
+    conf = item.get("conf")
+    return RunRecord(
+        run_id=item["dag_run_id"],
+        run_type=item["run_type"],
+        state=item["state"],
+        run_after=run_after,
+        logical_date=_time(item.get("logical_date")),
+        data_interval_start=_time(item.get("data_interval_start")),
+        data_interval_end=_time(item.get("data_interval_end")),
+        queued_at=_time(item.get("queued_at")),
+        conf=conf if isinstance(conf, dict) else None,
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A DAG's schedule as the plugin reports it."""
+
+    dag_id: str
+    policy: CatchupPolicy
+    catchup: bool
+    offset: int | None
+    paused: bool | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Settings:
+        policy = CatchupPolicy(
+            QuartzCron(data["cron_expression"]),
+            start=_time(data.get("start_time")),
+            end=_time(data.get("end_time")),
+            skip_to=_time(data.get("skip_to_date")),
+            max_catchup_runs=data.get("max_catchup_runs"),
+        )
+        paused = data.get("is_paused")
+        offset = data.get("start_time_offset_seconds")
+        return cls(data["dag_id"], policy, bool(data.get("catchup")), offset, None if paused is None else bool(paused))
+
+
+@dataclass(frozen=True)
+class RepairStep:
+    """One write: a backfill of ``fires`` (``kind="backfill"``) or one manual run with a conf window."""
+
+    kind: str
+    fires: tuple[FireCoverage, ...]
+    reprocess: str = "none"
+    note: str = ""
+
+    def describe(self) -> str:
+        first, last = self.fires[0], self.fires[-1]
+        if self.kind == "backfill":
+            span = _t(first.interval_start) if len(self.fires) == 1 else f"{_t(first.interval_start)} .. "
+            span += "" if len(self.fires) == 1 else _t(last.interval_start)
+            return f"backfill logical date(s) {span} ({len(self.fires)} run(s), reprocess={self.reprocess}){self.note}"
+        env = first.window.as_env()
+        return f"manual run with conf window [{env['HOPS_START_TIME']}, {env['HOPS_END_TIME']}){self.note}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "reprocess_behavior": self.reprocess if self.kind == "backfill" else None,
+            "logical_dates": [_t(f.interval_start) for f in self.fires],
+            "windows": [f.window.as_env() for f in self.fires],
+            "note": self.note.strip(" ;") or None,
+        }
+
+
+def _t(value: datetime) -> str:
+    return format_hops_time(value)
+
+
+def plan_repair(cov: Coverage, runs: Sequence[RunRecord]) -> list[RepairStep]:
+    """The writes that fill the gaps of *cov*, before the backfill dry run checks them.
+
+    Missing fires whose logical date has no run are grouped into consecutive ranges, one backfill each; failed
+    scheduled runs are backfilled with ``reprocess_behavior="failed"`` (Airflow clears them: same logical date, no
+    new one). A missing fire whose logical date is taken by another run gets a manual conf run instead.
+    """
+    taken = {r.logical_date for r in runs if r.logical_date is not None}
+    steps: list[RepairStep] = []
+    batch: list[FireCoverage] = []
+    batch_kind = ""
+
+    def flush() -> None:
+        nonlocal batch
+        if batch:
+            steps.append(RepairStep("backfill", tuple(batch), reprocess=batch_kind))
+        batch = []
+
+    for fire in cov.fires:
+        if not fire.expected or fire.covered or fire.decision is Decision.DUE:
+            flush()
+            continue
+        if fire.decision is Decision.CREATED:
+            kind = "failed" if fire.state == "failed" else ""
+        else:
+            kind = "" if fire.interval_start in taken else "none"
+        if not kind:
+            flush()
+            steps.append(RepairStep("manual", (fire,), note="; its logical date is taken by another run"))
+            continue
+        if batch_kind != kind:
+            flush()
+            batch_kind = kind
+        batch.append(fire)
+    flush()
+    return steps
+
+
+def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:
+    return {
+        "dag_id": dag_id,
+        "from_date": step.fires[0].interval_start.isoformat(),
+        "to_date": step.fires[-1].interval_start.isoformat(),
+        "reprocess_behavior": step.reprocess,
+        "max_active_runs": 1,
+    }
+
+
+def _checked(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[RepairStep]:
+    """Each backfill kept only if Airflow's dry run creates exactly its logical dates; else one conf run per fire."""
+    out: list[RepairStep] = []
+    for step in steps:
+        if step.kind != "backfill":
+            out.append(step)
+            continue
+        dry = client.request("POST", "/api/v2/backfills/dry_run", json=_backfill_body(dag_id, step))
+        would = sorted(d for d in (_time(b.get("logical_date")) for b in dry.get("backfills", [])) if d is not None)
+        if would == [f.interval_start for f in step.fires]:
+            out.append(step)
+            continue
+        note = f"; Airflow's backfill of this range would create {len(would)} run(s), not these {len(step.fires)}"
+        out += [RepairStep("manual", (fire,), note=note) for fire in step.fires]
+    return out
+
+
+def _apply(client: Client, dag_id: str, step: RepairStep) -> str:
+    if step.kind == "backfill":
+        try:
+            made = client.request("POST", "/api/v2/backfills", json=_backfill_body(dag_id, step))
+        except AuditError as exc:
+            if exc.status != 409:
+                raise
+            # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
+            # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
+            return ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
+        return f"backfill {made.get('id')}"
+    return _manual_run(client, dag_id, step.fires[0])
+
+
+def _manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
+    env = fire.window.as_env()
+    run_id = f"manual__hops_repair_{uuid.uuid4().hex[:12]}"
+    body = {
+        "dag_run_id": run_id,
+        "logical_date": None,
+        "conf": {"hops_window": {"start_time": env["HOPS_START_TIME"], "end_time": env["HOPS_END_TIME"]}},
+        "note": "hops-timetable audit --repair",
+    }
+    client.request("POST", f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns", json=body)
+    return run_id
+
+
+@dataclass
+class Audited:
+    settings: Settings
+    runs: list[RunRecord]
+    coverage: Coverage
+    repair: list[RepairStep] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+
+
+def _text(item: Audited, limit: int) -> list[str]:
+    cov = item.coverage
+    s = item.settings
+    rows = []
+    for f in cov.fires[-limit:]:
+        env = f.window.as_env()
+        rows.append(
+            (
+                _t(f.fire),
+                f.status + ("" if f.decision is Decision.CREATED or not f.covered else " (covered)"),
+                f"[{_t(f.interval_start)}, {_t(f.fire)})",
+                env["HOPS_START_TIME"],
+                env["HOPS_END_TIME"],
+                ", ".join(f.run_ids),
+            )
+        )
+    from hops_timetable.cli import _table
+
+    head = [
+        f"{s.dag_id}: {s.policy.cron.expression} ({s.policy.cron.describe()}), catchup={s.catchup}, "
+        f"max_catchup_runs={s.policy.max_catchup_runs}, offset={s.offset or 0}s",
+        "",
+    ]
+    table = _table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
+    more = [f"... {len(cov.fires) - limit} older fire(s) not shown (raise --limit)"] if len(cov.fires) > limit else []
+    gaps = [f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in cov.gaps]
+    dups = [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates]
+    extra = ["", *gaps, *dups] if gaps or dups else []
+    plan = []
+    if item.repair:
+        plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
+        shown: list[tuple[int, RepairStep | None]] = list(enumerate(item.repair))
+        if len(shown) > 8:
+            # The JSON lists every step; the text keeps the first and the last few.
+            shown = [*shown[:4], (-1, None), *shown[-2:]]
+        for n, step in shown:
+            if step is None:
+                plan.append(f"  ... {len(item.repair) - 6} more step(s) of the same kind (--json lists all)")
+                continue
+            done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
+            plan.append(f"  {step.describe()}{done}")
+    return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {cov.verdict()}"]
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from hops_timetable.cli import BadInput, _emit, _now
+
+    if args.limit < 1:
+        raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
+    if args.dry_run and not args.repair:
+        raise BadInput("--dry-run needs --repair: it prints the repair plan without applying it")
+    token = args.token or os.environ.get(TOKEN_ENV)
+    if not token:
+        username = args.username or os.environ.get(USERNAME_ENV)
+        password = args.password or os.environ.get(PASSWORD_ENV)
+        if not username or not password:
+            raise BadInput(
+                f"no credentials: pass --token (or set ${TOKEN_ENV}) or --username and --password "
+                f"(or ${USERNAME_ENV}/${PASSWORD_ENV})"
+            )
+        token = Client.login(args.api, username, password)
+    client = Client(args.api, token)
+    now = _now(args)
+    known = client.hops_dags()
+    chosen = known
+    if args.dag_id:
+        by_id = {d["dag_id"]: d for d in known}
+        missing = [d for d in args.dag_id if d not in by_id]
+        if missing:
+            found = ", ".join(sorted(by_id)) or "none"
+            raise BadInput(
+                f"--dag-id {missing[0]!r} is not a HopsworksTimetable DAG you may read on {args.api}; "
+                f"those are: {found}"
+            )
+        chosen = [by_id[d] for d in args.dag_id]
+    results: list[Audited] = []
+    for data in chosen:
+        settings = Settings.from_json(data)
+        runs = client.runs(settings.dag_id)
+        cov = coverage(settings.policy, settings.catchup, settings.offset, runs, now)
+        item = Audited(settings, runs, cov)
+        if args.repair and not cov.complete:
+            item.repair = _checked(client, settings.dag_id, plan_repair(cov, runs))
+            if not args.dry_run:
+                item.applied = [_apply(client, settings.dag_id, step) for step in item.repair]
+        results.append(item)
+    complete = all(r.coverage.complete for r in results)
+    payload = {
+        "api": args.api,
+        "complete": complete,
+        "dags": [
+            {
+                "dag_id": r.settings.dag_id,
+                **r.coverage.as_json(),
+                "repair": [s.as_json() for s in r.repair],
+                "applied": r.applied,
+                "dry_run": bool(args.dry_run),
+            }
+            for r in results
+        ],
+    }
+
+    def text() -> list[str]:
+        lines: list[str] = []
+        for r in results:
+            lines += [*_text(r, args.limit), ""]
+        if not results:
+            lines.append(f"no HopsworksTimetable DAGs readable on {args.api}")
+        return lines
+
+    _emit(args, payload, text)
+    return 0 if complete else GAPS_FOUND
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``audit`` on the CLI's subparsers."""
+    p = sub.add_parser("audit", parents=[common], help="which HOPS windows a live Airflow processed; --repair")
+    p.add_argument("--api", required=True, help="Airflow's base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument("--dag-id", action="append", default=[], help="audit this DAG (repeatable; default: all)")
+    p.add_argument("--token", help=f"API token (default ${TOKEN_ENV})")
+    p.add_argument("--username", help=f"log in at /auth/token (default ${USERNAME_ENV})")
+    p.add_argument("--password", help=f"with --username (default ${PASSWORD_ENV})")
+    p.add_argument("--repair", action="store_true", help="create the runs that fill the gaps")
+    p.add_argument("--dry-run", action="store_true", help="with --repair: print the plan, change nothing")
+    p.add_argument("--limit", type=int, default=60, help="the newest fires shown per DAG (default 60)")
+    p.add_argument("--now", help="the present moment (default: the real clock)")
+    p.set_defaults(func=cmd_audit)

@@ -1,0 +1,1 @@
+"""The Hopsworks tab in Airflow's UI: a FastAPI app (:mod:`.app`) rendering pure HTML and SVG (:mod:`.render`)."""

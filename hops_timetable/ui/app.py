@@ -1,0 +1,190 @@
+"""The Hopsworks tab: a FastAPI app the plugin mounts on Airflow's api-server at :data:`URL_PREFIX`.
+
+Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) and their JSON twins:
+
+* ``/dags/{dag_id}`` and ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage.
+* ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
+* ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
+
+Every route authenticates through Airflow's auth manager exactly as the REST API does (the ``Authorization:
+Bearer`` token, else the UI's session cookie) and checks read access to the DAG before it looks the DAG up:
+without a valid credential the answer is 401/403 and says nothing about the DAG. Airflow's modules are imported
+inside the handlers, so that loading the plugin in the scheduler or a worker stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from hops_timetable import _compat
+from hops_timetable.cli import ScheduleSettings
+from hops_timetable.coverage import Coverage, RunRecord, coverage, run_window, upcoming_windows
+from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.ui.render import dag_page, run_page
+from hops_timetable.window import as_utc, format_hops_time
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+__all__ = ["URL_PREFIX", "app", "settings_json"]
+
+URL_PREFIX = "/hops"
+UPCOMING = 5
+
+app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None)
+
+
+async def _user(request: Request) -> Any:
+    """The caller, authenticated by Airflow's own dependency (401 without a credential, 403 for a bad token)."""
+    return await _compat.api_user(request)
+
+
+def _require_dag(request: Request, user: Any, dag_id: str, run: bool = False) -> None:
+    _compat.require_dag_read(request, user, dag_id, runs=run)
+
+
+def _session() -> Iterator[Session]:
+    yield from _compat.metadata_session()
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+def _settings(dag: Any) -> ScheduleSettings:
+    timetable: HopsworksTimetable = dag.timetable
+    return ScheduleSettings(
+        cron=timetable.cron,
+        start=_utc(getattr(dag, "start_date", None)),
+        end=_utc(getattr(dag, "end_date", None)),
+        offset=timetable.start_time_offset_seconds,
+        catchup=bool(getattr(dag, "catchup", False)),
+        max_catchup_runs=timetable.max_catchup_runs,
+        skip_to=timetable.skip_to_date,
+    )
+
+
+def _load(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None]:
+    """The DAG's settings and pause flag; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
+    dag = _compat.serialized_dag(dag_id, session)
+    if dag is None:
+        raise HTTPException(404, f"DAG {dag_id!r} is not known to Airflow")
+    if not isinstance(dag.timetable, HopsworksTimetable):
+        raise HTTPException(404, f"DAG {dag_id!r} is not scheduled with HopsworksTimetable")
+    flags = _compat.dag_pause_flags(session, dag_id)
+    return _settings(dag), flags[0][1] if flags else None
+
+
+def _value(item: Any) -> str:
+    return str(getattr(item, "value", item))
+
+
+def _records(session: Session, dag_id: str, run_id: str | None = None) -> list[RunRecord]:
+    return [
+        RunRecord(
+            run_id=dr.run_id,
+            run_type=_value(dr.run_type),
+            state=_value(dr.state),
+            run_after=as_utc(dr.run_after),
+            logical_date=_utc(dr.logical_date),
+            data_interval_start=_utc(dr.data_interval_start),
+            data_interval_end=_utc(dr.data_interval_end),
+            queued_at=_utc(dr.queued_at),
+            conf=dr.conf if isinstance(dr.conf, dict) else None,
+        )
+        for dr in _compat.dag_runs(session, dag_id, run_id)
+    ]
+
+
+def settings_json(settings: ScheduleSettings, paused: bool | None) -> dict[str, Any]:
+    """The settings as ``audit`` reads them back (:meth:`ScheduleSettings.as_json` plus the pause flag)."""
+    return {**settings.as_json(), "is_paused": paused}
+
+
+def _coverage(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None, Coverage, list[Any]]:
+    settings, paused = _load(session, dag_id)
+    records = _records(session, dag_id)
+    now = datetime.now(timezone.utc)
+    cov = coverage(settings.policy(), settings.catchup, settings.offset, records, now)
+    last = max((r.run_after for r in records if r.run_type == "scheduled"), default=None)
+    nxt = upcoming_windows(settings.policy(), settings.catchup, settings.offset, last, now, UPCOMING)
+    return settings, paused, cov, nxt
+
+
+UserDep = Annotated[Any, Depends(_user)]
+SessionArg = Annotated[Any, Depends(_session)]
+
+
+@app.get("/api/dags")
+def list_dags(request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
+    """The HopsworksTimetable DAGs the caller may read, with their settings."""
+    readable = _compat.readable_dag_ids(user, session)
+    dags = []
+    for dag_id, paused in _compat.dag_pause_flags(session):
+        if dag_id not in readable:
+            continue
+        dag = _compat.serialized_dag(dag_id, session)
+        if dag is not None and isinstance(dag.timetable, HopsworksTimetable):
+            dags.append({"dag_id": dag_id, **settings_json(_settings(dag), bool(paused))})
+    return {"dags": dags}
+
+
+@app.get("/api/dags/{dag_id}")
+def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
+    """One DAG's settings, next windows and coverage, as the tab shows them."""
+    _require_dag(request, user, dag_id)
+    settings, paused, cov, nxt = _coverage(session, dag_id)
+    return {
+        "dag_id": dag_id,
+        "settings": settings_json(settings, paused),
+        "upcoming": [
+            {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
+            for fire, start, w in nxt
+        ],
+        "coverage": cov.as_json(),
+    }
+
+
+@app.get("/dags/{dag_id}", response_class=HTMLResponse)
+def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
+    """The DAG's Hopsworks tab."""
+    _require_dag(request, user, dag_id)
+    settings, paused, cov, nxt = _coverage(session, dag_id)
+    return dag_page(dag_id, settings, cov, nxt, paused)
+
+
+def _run(session: Session, dag_id: str, run_id: str) -> tuple[ScheduleSettings, Any]:
+    settings, _ = _load(session, dag_id)
+    found = _records(session, dag_id, run_id)
+    if not found:
+        raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
+    return settings, run_window(found[0], settings.offset)
+
+
+@app.get("/api/dags/{dag_id}/runs/{run_id}")
+def run_json(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
+    """One run's HOPS_* values and where they come from."""
+    _require_dag(request, user, dag_id, run=True)
+    _, item = _run(session, dag_id, run_id)
+    return {
+        "dag_id": dag_id,
+        "run_id": run_id,
+        "run_type": item.run.run_type,
+        "state": item.run.state,
+        "source": item.source,
+        "error": item.error,
+        "env": {} if item.window is None else item.window.as_env(),
+    }
+
+
+@app.get("/dags/{dag_id}/runs/{run_id}", response_class=HTMLResponse)
+def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
+    """The run's Hopsworks tab."""
+    _require_dag(request, user, dag_id, run=True)
+    settings, item = _run(session, dag_id, run_id)
+    return run_page(dag_id, item, settings.offset)

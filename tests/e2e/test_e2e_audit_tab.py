@@ -1,0 +1,364 @@
+"""The coverage audit, its repair and the Hopsworks tab against a real Airflow through an induced outage.
+
+One stack with login required (simple auth manager, users ``admin`` and ``viewer``, no all-admins shortcut) runs a
+DAG with ``0/5 * * * * ?``, ``catchup=True`` and ``max_catchup_runs=2``; Airflow's scheduling side is stopped long
+enough to miss at least four fires, so the bound drops some. The facts the audit is checked against are the
+metadata database's own rows: each fire up to a cut-off either has a scheduled run, or it was dropped. Then
+``--repair --dry-run`` must change nothing, ``--repair`` must fill every gap without repeating a logical date, and
+the tab must list what the REST API lists and refuse callers without a valid credential.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from dagfiles import DagSpec, Schedule, write_dag
+from harness import AirflowStack, Run, StackFactory, floor_to, utcnow
+
+from hops_timetable.cron import QuartzCron
+from hops_timetable.simulate import Decision
+from hops_timetable.window import format_hops_time
+
+pytestmark = pytest.mark.e2e
+
+DAG_ID = "audit_outage"
+CRON = "0/5 * * * * ?"
+STEP = timedelta(seconds=5)
+BOUND = 2
+DOWN_FOR = timedelta(seconds=21)
+
+
+@dataclass
+class Outage:
+    stack: AirflowStack
+    start_time: datetime
+    cutoff: datetime  # every fire up to here is settled: it has its run or never will
+    admin_password: str
+    viewer_password: str
+
+    def token(self, user: str = "admin") -> str:
+        password = self.admin_password if user == "admin" else self.viewer_password
+        response = httpx.post(f"{self.stack.base_url}/auth/token", json={"username": user, "password": password})
+        response.raise_for_status()
+        token: str = response.json()["access_token"]
+        return token
+
+
+def scheduled(stack: AirflowStack) -> list[Run]:
+    return [run for run in stack.runs(DAG_ID) if run.run_type == "scheduled"]
+
+
+def _passwords(stack: AirflowStack) -> dict[str, str]:
+    path = stack.home / "simple_auth_manager_passwords.json.generated"
+    stack.wait_until(path.exists, 60, what="the simple auth manager's password file")
+    passwords: dict[str, str] = json.loads(path.read_text())
+    return passwords
+
+
+@pytest.fixture(scope="module")
+def outage(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outage]:
+    stack = module_stacks(
+        "audit",
+        env={
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "False",
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS": "admin:admin,viewer:viewer",
+        },
+    )
+    start_time = utcnow().replace(microsecond=0) - timedelta(seconds=8)
+    spec = DagSpec(
+        DAG_ID, Schedule(CRON, start_time=start_time, catchup=True, max_catchup_runs=BOUND, max_active_runs=16)
+    )
+    write_dag(stack.dags_folder, spec, tmp_path_factory.mktemp("audit-records"))
+
+    def live(count: int, since: datetime, what: str) -> Run:
+        target = floor_to(since, 5) + count * STEP
+        return stack.wait_until(
+            lambda: next((r for r in scheduled(stack) if r.run_after >= target), None), 120, what=what
+        )
+
+    live(2, utcnow(), "two live runs before the outage")
+    # Stopped right after a fire's run exists, so that no fire falls while the components shut down.
+    stack.wait_until(
+        lambda: (lambda runs: bool(runs) and utcnow() - runs[-1].run_after <= timedelta(seconds=2))(scheduled(stack)),
+        60,
+        interval=0.1,
+        what="a fresh run",
+    )
+    down_at = utcnow()
+    stack.stop_component("scheduler")
+    stack.stop_component("dag-processor")
+    stack.wait_until(lambda: utcnow() >= down_at + DOWN_FOR, 60, what="the outage")
+    stack.start_component("scheduler")
+    stack.start_component("dag-processor")
+    stack.wait_healthy()
+    last = live(2, utcnow(), "two live runs after the outage")
+    passwords = _passwords(stack)
+    yield Outage(stack, start_time, last.run_after, passwords["admin"], passwords["viewer"])
+
+
+def audit(outage: Outage, *args: str, token: bool = True) -> tuple[int, dict[str, Any]]:
+    command = [sys.executable, "-m", "hops_timetable.cli", "audit", "--api", outage.stack.base_url, "--json", *args]
+    if token:
+        command += ["--token", outage.token()]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode in (0, 3), result.stderr + result.stdout
+    payload: dict[str, Any] = json.loads(result.stdout)
+    return result.returncode, payload
+
+
+def every_fire(start: datetime, upto: datetime) -> list[datetime]:
+    cron = QuartzCron(CRON)
+    out = []
+    fire = cron.next_after(start)
+    while fire is not None and fire <= upto:
+        out.append(fire)
+        fire = cron.next_after(fire)
+    return out
+
+
+def merged(spans: list[tuple[datetime, datetime]]) -> list[tuple[str, str]]:
+    out: list[list[datetime]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return [(format_hops_time(lo), format_hops_time(hi)) for lo, hi in out]
+
+
+def test_audit_marks_exactly_the_fires_the_outage_dropped_and_their_windows_as_gaps(outage: Outage) -> None:
+    now = format_hops_time(outage.cutoff)
+    # User and password, exchanged at /auth/token by the command itself.
+    status, payload = audit(
+        outage,
+        "--dag-id",
+        DAG_ID,
+        "--now",
+        now,
+        "--username",
+        "admin",
+        "--password",
+        outage.admin_password,
+        token=False,
+    )
+    assert status == 3
+    (dag,) = payload["dags"]
+    real = {format_hops_time(r.run_after) for r in scheduled(outage.stack) if r.run_after <= outage.cutoff}
+    fires = every_fire(outage.start_time, outage.cutoff)
+    missing = [f for f in fires if format_hops_time(f) not in real]
+    assert len(missing) >= 2, f"the outage dropped nothing: {sorted(real)}"
+    decided = {row["fire"]: row["decision"] for row in dag["fires"]}
+    assert sorted(decided) == [format_hops_time(f) for f in fires]
+    for fire in fires:
+        text = format_hops_time(fire)
+        expected = Decision.CREATED.value if text in real else Decision.DROPPED_BOUND.value
+        assert decided[text] == expected, (text, dag["fires"])
+    # With no offset the HOPS window of a fire is [fire - 5 s, fire), the first one clamped to the start_time:
+    # the gaps are the dropped fires' windows.
+    windows = [(max(f - STEP, outage.start_time), f) for f in missing]
+    assert [(g["start"], g["end"]) for g in dag["gaps"]] == merged(windows)
+    assert all(g["reasons"] == [Decision.DROPPED_BOUND.value] for g in dag["gaps"])
+    assert dag["verdict"].startswith(f"gaps found: {len(missing)} of {len(fires)} window(s)")
+
+
+def test_the_tab_lists_the_same_windows_as_the_rest_api_and_the_run_view_its_hops_values(outage: Outage) -> None:
+    token = outage.token()
+    headers = {"Authorization": f"Bearer {token}"}
+    base = outage.stack.base_url
+    _, payload = audit(outage, "--dag-id", DAG_ID)
+    tab = httpx.get(f"{base}/hops/api/dags/{DAG_ID}", headers=headers).json()
+    # Compared up to the cut-off: newer fires may have come into being between the two requests.
+    cutoff = format_hops_time(outage.cutoff)
+
+    def rows(fires: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+        keys = ("fire", "HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE", "decision")
+        return [tuple(f[k] for k in keys) for f in fires if f["fire"] <= cutoff]
+
+    assert rows(tab["coverage"]["fires"]) == rows(payload["dags"][0]["fires"])
+    page = httpx.get(f"{base}/hops/dags/{DAG_ID}", headers=headers)
+    assert page.status_code == 200 and "<svg" in page.text and 'id="verdict"' in page.text
+
+    run = scheduled(outage.stack)[0]
+    assert run.data_interval_start is not None and run.data_interval_end is not None
+    view = httpx.get(f"{base}/hops/api/dags/{DAG_ID}/runs/{run.run_id}", headers=headers).json()
+    assert view["env"] == {
+        "HOPS_START_TIME": format_hops_time(run.data_interval_start),
+        "HOPS_END_TIME": format_hops_time(run.data_interval_end),
+        "HOPS_LOGICAL_DATE": format_hops_time(run.data_interval_start),
+    }
+    assert view["source"] == "scheduler"
+    html = httpx.get(f"{base}/hops/dags/{DAG_ID}/runs/{run.run_id}", headers=headers).text
+    assert f"-start_time {format_hops_time(run.data_interval_start)}" in html
+
+
+@pytest.mark.parametrize(
+    "path", [f"/hops/dags/{DAG_ID}", f"/hops/api/dags/{DAG_ID}", "/hops/api/dags", f"/hops/dags/{DAG_ID}/runs/x"]
+)
+def test_the_tab_refuses_requests_without_a_valid_credential_and_says_nothing_about_the_dag(
+    outage: Outage, path: str
+) -> None:
+    base = outage.stack.base_url
+    for headers, codes in (
+        ({}, {401}),
+        ({"Authorization": "Bearer not-a-token"}, {401, 403}),
+        ({"Cookie": "_token=forged"}, {401, 403}),
+    ):
+        response = httpx.get(base + path, headers=headers)
+        assert response.status_code in codes, (path, headers, response.status_code, response.text)
+        assert DAG_ID not in response.text and "HOPS_" not in response.text
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1300",
+)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Debian's Chromium through its chromedriver, with an empty profile; nothing is downloaded."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+    if missing:
+        message = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs the browser test: {message}")
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _screenshot(driver: Any, name: str) -> None:
+    """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (the README's pictures)."""
+    folder = os.environ.get("E2E_SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hops_values(
+    outage: Outage, browser: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    started = time.monotonic()
+    base = outage.stack.base_url
+    wait = WebDriverWait(browser, 60)
+    # Logged in as a user of the UI is: Airflow's session cookie holding a token from /auth/token.
+    browser.get(f"{base}/api/v2/monitor/health")
+    browser.add_cookie({"name": "_token", "value": outage.token(), "path": "/"})
+    browser.get(f"{base}/dags/{DAG_ID}")
+    tab = wait.until(ec.element_to_be_clickable((By.XPATH, "//a[contains(@href, '/plugin/hopsworks')]")))
+    tab.click()
+    wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
+    wait.until(ec.presence_of_element_located((By.ID, "fires")))
+    shown = {
+        row.get_attribute("data-fire"): row.get_attribute("data-status")
+        for row in browser.find_elements(By.CSS_SELECTOR, "#fires tr[data-fire]")
+    }
+    # Gaps up to the cut-off: after it, the newest fire may be due and not created yet.
+    gaps = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#gaps tr")][1:]
+    gaps = [row for row in gaps if row.split()[0] <= format_hops_time(outage.cutoff)]
+    verdict = browser.find_element(By.ID, "verdict").text
+    browser.switch_to.default_content()
+    _screenshot(browser, "hopsworks-tab")
+
+    _, payload = audit(outage, "--dag-id", DAG_ID, "--now", format_hops_time(outage.cutoff))
+    listed = {f["fire"]: f["status"] for f in payload["dags"][0]["fires"]}
+    # The page was rendered at its own "now": every fire up to the cut-off is settled and must read alike.
+    assert {k: v for k, v in shown.items() if k is not None and k <= format_hops_time(outage.cutoff)} == listed
+    dropped = [fire for fire, status in listed.items() if status == Decision.DROPPED_BOUND.value]
+    assert dropped, listed
+    assert gaps and all(Decision.DROPPED_BOUND.value in row for row in gaps), gaps
+    assert verdict.startswith("gaps found"), verdict
+
+    run = scheduled(outage.stack)[1]
+    assert run.data_interval_start is not None and run.data_interval_end is not None
+    browser.get(f"{base}/dags/{DAG_ID}/runs/{run.run_id}/plugin/hopsworks-run")
+    wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
+    values = {
+        key: wait.until(ec.presence_of_element_located((By.ID, key))).text
+        for key in ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
+    }
+    browser.switch_to.default_content()
+    _screenshot(browser, "hopsworks-run-tab")
+    assert values == {
+        "HOPS_START_TIME": format_hops_time(run.data_interval_start),
+        "HOPS_END_TIME": format_hops_time(run.data_interval_end),
+        "HOPS_LOGICAL_DATE": format_hops_time(run.data_interval_start),
+    }
+    print(f"browser test: {time.monotonic() - started:.1f} s")
+
+
+# Last: it fills the gaps the tests above look at.
+def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repeating_a_logical_date(
+    outage: Outage,
+) -> None:
+    stack = outage.stack
+    now = format_hops_time(outage.cutoff)
+    before = stack.runs(DAG_ID)
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair", "--dry-run")
+    assert status == 3
+    plan = payload["dags"][0]["repair"]
+    gaps = payload["dags"][0]["gaps"]
+    planned = sorted(w["HOPS_START_TIME"] for step in plan for w in step["windows"])
+    missing = sorted(f["HOPS_START_TIME"] for f in payload["dags"][0]["fires"] if not f["covered"])
+    assert planned == missing and planned, plan
+    assert payload["dags"][0]["applied"] == []
+    # Live scheduled runs keep coming; the dry run must not have added any other.
+    assert [r.run_id for r in stack.runs(DAG_ID) if r.run_type != "scheduled"] == [
+        r.run_id for r in before if r.run_type != "scheduled"
+    ]
+
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair")
+    assert status == 3  # what was found; the repair runs come after
+    applied = payload["dags"][0]["applied"]
+    assert len(applied) == len(payload["dags"][0]["repair"]) >= 1
+
+    def repaired() -> list[Run] | None:
+        runs = stack.runs(DAG_ID)
+        fresh = [r for r in runs if r.run_id not in {b.run_id for b in before} and r.run_type != "scheduled"]
+        done = len(fresh) >= len(planned) and all(r.state == "success" for r in fresh)
+        return runs if done else None
+
+    runs = stack.wait_until(repaired, 180, what="the repair runs to succeed")
+    logical = [r.logical_date for r in runs if r.logical_date is not None]
+    assert len(logical) == len(set(logical)), f"a logical date repeats: {sorted(map(str, logical))}"
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now)
+    assert status == 0, payload["dags"][0]["verdict"]
+    assert payload["dags"][0]["complete"] and payload["dags"][0]["gaps"] == []
+    assert gaps
+    # A second repair finds nothing to do.
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair")
+    assert status == 0 and payload["dags"][0]["repair"] == []

@@ -1,0 +1,268 @@
+"""The other ways Airflow creates runs, on a real scheduler: manual and backfill runs that occupy the run the
+catch-up bound wants after an outage, backfills through the REST API and the CLI, and a DAG file switched from a
+plain cron string to HopsworksTimetable while the scheduler runs.
+
+Each scenario asserts that the scheduler's log holds no Traceback: Airflow logs the exceptions a timetable or a
+failed insert raise and goes on (or dies), so a clean log is the proof that nothing went wrong on the way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from dagfiles import DagSpec, Schedule, write_dag
+from expect import fires, report, run_rows, wait_runs
+from harness import AirflowStack, StackError, StackFactory, ceil_to, floor_to, utcnow
+
+pytestmark = pytest.mark.e2e
+
+STEP = timedelta(seconds=30)
+TEN = timedelta(seconds=10)
+
+
+def create_backfill(stack: AirflowStack, body: dict[str, object], attempts: int = 10) -> None:
+    """``POST /api/v2/backfills``, again after Airflow's 503 "Database is locked" on SQLite.
+
+    Airflow 3.3.2 creates a backfill's runs in one read-then-write transaction after committing the backfill row;
+    on SQLite a concurrent writer (a scheduler's heartbeat) makes that fail at once with SQLITE_BUSY, the runs are
+    rolled back and the backfill row stays active. It is cancelled before the next attempt.
+    """
+    for attempt in range(attempts):
+        try:
+            stack.api("POST", "/api/v2/backfills", body, retries=0)
+            return
+        except StackError as error:
+            if "Database is locked" not in str(error) or attempt == attempts - 1:
+                raise
+        listed = stack.api("GET", f"/api/v2/backfills?dag_id={body['dag_id']}")
+        for backfill in listed["backfills"]:
+            if backfill["completed_at"] is None:
+                stack.api("PUT", f"/api/v2/backfills/{backfill['id']}/cancel")
+        time.sleep(0.3)
+
+
+def scheduler_tracebacks(stack: AirflowStack, first_generation: int = 1) -> list[str]:
+    """Tracebacks in the scheduler's logs from *first_generation* on (a stopped scheduler's tasks may log some)."""
+    found = []
+    for log in sorted((stack.home / "component-logs").glob("scheduler.*.log")):
+        if int(log.name.split(".")[1]) < first_generation:
+            continue
+        text = log.read_text(errors="replace")
+        if "Traceback" in text or "IntegrityError" in text:
+            found.append(f"{log.name}:\n{text[-3000:]}")
+    return found
+
+
+def assert_unique_logical_dates(stack: AirflowStack, dag_id: str) -> None:
+    counts = Counter(run.logical_date for run in stack.runs(dag_id) if run.logical_date is not None)
+    assert all(n == 1 for n in counts.values()), f"{dag_id}: a logical date ran twice: {counts}"
+
+
+def backfill_body(dag_id: str, start: datetime, end: datetime) -> dict[str, object]:
+    return {
+        "dag_id": dag_id,
+        "from_date": start.isoformat(),
+        "to_date": end.isoformat(),
+        "run_backwards": False,
+        "dag_run_conf": {},
+        "reprocess_behavior": "none",
+        "max_active_runs": 10,
+    }
+
+
+def test_runs_occupying_the_newest_missed_logical_date_never_kill_the_scheduler(
+    stacks: StackFactory, tmp_path: Path
+) -> None:
+    # A slower heartbeat: fewer concurrent writes for the backfill's SQLite transaction to collide with.
+    stack = stacks("occupied", env={"AIRFLOW__SCHEDULER__SCHEDULER_HEARTBEAT_SEC": "3"})
+    start = floor_to(utcnow(), 30) - 2 * STEP
+    for dag_id in ("by_manual", "by_backfill"):
+        write_dag(stack.dags_folder, DagSpec(dag_id, Schedule("0/30 * * * * ?", start_time=start)), tmp_path)
+    write_dag(stack.dags_folder, DagSpec("bystander", Schedule("0/10 * * * * ?", start_time=start)), tmp_path)
+    for dag_id in ("by_manual", "by_backfill"):
+        wait_runs(stack, dag_id, lambda r: len(r) >= 1, 120, f"{dag_id}: a first run")
+
+    stack.stop_component("dag-processor")
+    stack.stop_component("scheduler")
+    stopped_at = utcnow()
+    # The scheduler comes back first, with the two DAGs paused: a scheduler takes longer to start on a busy
+    # machine than a fire lasts, and the unpause below must reach a running one. The dag-processor stays down,
+    # so that no re-parse replaces the stale stored next runs.
+    for dag_id in ("by_manual", "by_backfill"):
+        stack.pause(dag_id)
+    stack.start_component("scheduler")
+    restarted_at = utcnow()
+    stack.wait_healthy()
+    # Two fires or more are missed; then wait for a fire F to pass, so that F is the newest due fire for a while.
+    newest = max(ceil_to(stopped_at, 30) + STEP, ceil_to(utcnow(), 30))
+    stack.wait_until(lambda: utcnow() >= newest + timedelta(seconds=1), 120, what="the outage")
+    occupied = newest - STEP  # the logical date of the run of F, the one the catch-up bound wants
+    stack.trigger("by_manual", logical_date=occupied)
+    dry = stack.api("POST", "/api/v2/backfills/dry_run", backfill_body("by_backfill", occupied, occupied))
+    assert [entry["logical_date"] for entry in dry["backfills"]] == [occupied.isoformat().replace("+00:00", "Z")]
+    create_backfill(stack, backfill_body("by_backfill", occupied, occupied))
+    for dag_id in ("by_manual", "by_backfill"):
+        stack.unpause(dag_id)
+    unpaused_at = utcnow()
+    assert unpaused_at < newest + STEP - timedelta(seconds=10), "too slow to occupy the date before the next fire"
+    for dag_id in ("by_manual", "by_backfill"):
+        wait_runs(
+            stack,
+            dag_id,
+            lambda r: any(run.run_type == "scheduled" and run.run_after > newest for run in r),
+            120,
+            f"{dag_id}: a scheduled run after the occupied one",
+        )
+    bystander = stack.runs("bystander")
+    assert any(run.created_at is not None and run.created_at > restarted_at for run in bystander)
+    for dag_id in ("by_manual", "by_backfill", "bystander"):
+        assert_unique_logical_dates(stack, dag_id)
+    for dag_id, kind in (("by_manual", "manual"), ("by_backfill", "backfill")):
+        runs = stack.runs(dag_id)
+        assert [run.run_type for run in runs if run.logical_date == occupied] == [kind], run_rows(runs)
+        after = [run for run in runs if run.run_type == "scheduled" and run.run_after > stopped_at]
+        # The bound wanted the run of F; its logical date being taken, the next fire's run came instead.
+        assert after[0].run_after == newest + STEP, fires(after)
+        # Created before its own fire: while F was the newest due fire, so the bound did want the occupied date.
+        assert after[0].created_at is not None and after[0].created_at < after[0].run_after, run_rows(after)
+        assert (after[0].data_interval_start, after[0].data_interval_end) == (newest, newest + STEP)
+    # The dag-processor back too: the DAGs go on from the runs made.
+    stack.start_component("dag-processor")
+    stack.wait_healthy()
+    for dag_id in ("by_manual", "by_backfill"):
+        wait_runs(
+            stack,
+            dag_id,
+            lambda r: len([x for x in r if x.run_type == "scheduled" and x.run_after > newest]) >= 2,
+            90,
+            f"{dag_id}: runs on",
+        )
+        assert_unique_logical_dates(stack, dag_id)
+    assert scheduler_tracebacks(stack, first_generation=2) == []
+    stack.wait_healthy()
+    report(
+        "occupied",
+        events={
+            "stopped": stopped_at,
+            "restarted": restarted_at,
+            "occupied_logical_date": occupied,
+            "unpaused": unpaused_at,
+        },
+        by_manual=run_rows(stack.runs("by_manual")),
+        by_backfill=run_rows(stack.runs("by_backfill")),
+    )
+
+
+def test_backfills_through_the_rest_api_and_the_cli_are_the_scheduled_runs_of_the_range(
+    stacks: StackFactory, tmp_path: Path
+) -> None:
+    stack = stacks("backfill")
+    start = floor_to(utcnow(), 10) - timedelta(minutes=10)
+    for dag_id in ("bounded_api", "bounded_cli"):
+        # Paused: only the backfills make runs. A catch-up bound and catchup=False must not bound a backfill.
+        spec = DagSpec(dag_id, Schedule("0/10 * * * * ?", start_time=start, max_catchup_runs=2), paused=True)
+        write_dag(stack.dags_folder, spec, tmp_path)
+    for dag_id in ("bounded_api", "bounded_cli"):
+        stack.wait_for_dag(dag_id)
+    # Nothing here needs the scheduler, and on SQLite its writes can make a backfill's transaction fail.
+    stack.stop_component("dag-processor")
+    stack.stop_component("scheduler")
+    # From an unaligned date and from before the start: intervals are the scheduled ones, clamped at the start only.
+    low, high = start + timedelta(seconds=65), start + timedelta(seconds=120)
+    want = [start + timedelta(seconds=s) for s in range(70, 121, 10)]
+    dry = stack.api("POST", "/api/v2/backfills/dry_run", backfill_body("bounded_api", low, high))
+    assert [entry["logical_date"] for entry in dry["backfills"]] == [w.isoformat().replace("+00:00", "Z") for w in want]
+    create_backfill(stack, backfill_body("bounded_api", low, high))
+    runs = stack.wait_until(lambda: stack.runs("bounded_api") if len(stack.runs("bounded_api")) >= 6 else None, 60)
+    assert sorted(run.logical_date for run in runs if run.logical_date) == want
+    for run in runs:
+        assert run.run_type == "backfill"
+        assert (run.data_interval_start, run.data_interval_end) == (run.logical_date, run.run_after), run
+        assert run.logical_date is not None and run.run_after - run.logical_date == TEN, run
+
+    cli_low, cli_high = start - timedelta(minutes=1), start + timedelta(seconds=30)
+    command = [
+        sys.executable,
+        "-m",
+        "airflow",
+        "backfill",
+        "create",
+        "--dag-id",
+        "bounded_cli",
+        "--from-date",
+        cli_low.isoformat(),
+        "--to-date",
+        cli_high.isoformat(),
+        "--run-backwards",
+    ]
+    env = dict(stack.env)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False, cwd=os.getcwd())
+    assert result.returncode == 0, result.stdout + result.stderr
+    runs = stack.wait_until(lambda: stack.runs("bounded_cli") if len(stack.runs("bounded_cli")) >= 4 else None, 60)
+    got = sorted((run.data_interval_start, run.data_interval_end, run.run_after) for run in runs)
+    assert got == [(start + k * TEN, start + (k + 1) * TEN, start + (k + 1) * TEN) for k in range(4)]
+    assert scheduler_tracebacks(stack) == []
+    report("backfill", api=run_rows(stack.runs("bounded_api")), cli=run_rows(runs))
+
+
+SWITCH_BEFORE = '''"""A DAG on Airflow's default timetable for a cron string (CronTriggerTimetable), every 10 s."""
+from datetime import datetime, timezone
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG
+
+with DAG(dag_id="switch", schedule="* * * * * */10", start_date=datetime.fromisoformat({start!r}),
+         catchup=False, is_paused_upon_creation=False):
+    EmptyOperator(task_id="job")
+'''
+
+SWITCH_AFTER = '''"""The same DAG moved to HopsworksTimetable."""
+from datetime import datetime
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG
+from hops_timetable import hops_schedule
+
+with DAG(dag_id="switch", is_paused_upon_creation=False,
+         **hops_schedule("0/10 * * * * ?", start_time=datetime.fromisoformat({start!r}), max_active_runs=4)):
+    EmptyOperator(task_id="job")
+'''
+
+
+def test_a_dag_switched_from_a_cron_string_to_hopsworks_timetable_keeps_running(
+    stacks: StackFactory, tmp_path: Path
+) -> None:
+    stack = stacks("switch")
+    start = (floor_to(utcnow(), 10) - timedelta(minutes=1)).isoformat()
+    path = stack.dags_folder / "switch.py"
+    path.write_text(SWITCH_BEFORE.format(start=start))
+    before = wait_runs(stack, "switch", lambda r: len(r) >= 2, 120, "two CronTriggerTimetable runs")
+    assert all(run.data_interval_start == run.data_interval_end for run in before), run_rows(before)
+    tmp = stack.dags_folder / ".switch.tmp"
+    tmp.write_text(SWITCH_AFTER.format(start=start))
+    os.replace(tmp, path)
+    switched_at = utcnow()
+
+    wait_runs(
+        stack,
+        "switch",
+        lambda r: len([x for x in r if x.data_interval_start != x.data_interval_end]) >= 3,
+        150,
+        "three HopsworksTimetable runs after the switch",
+    )
+    runs = stack.runs("switch")
+    assert_unique_logical_dates(stack, "switch")
+    assert [r.run_after for r in runs] == sorted({r.run_after for r in runs})
+    after = [r for r in runs if r.data_interval_start != r.data_interval_end]
+    for previous, current in itertools.pairwise(after):
+        assert current.data_interval_start == previous.data_interval_end, run_rows(after)
+    for run in after[1:]:
+        assert run.run_after - run.data_interval_start == TEN
+    assert scheduler_tracebacks(stack) == []
+    report("switch", switched_at=switched_at, runs=run_rows(runs))
