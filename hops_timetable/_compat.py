@@ -34,17 +34,26 @@ if TYPE_CHECKING:
 __all__ = [
     "AIRFLOW_VERSION",
     "HAS_DAG_MODEL_HOOK",
+    "HAS_EXTERNAL_VIEWS",
     "DecoratedOperator",
     "TaskDecorator",
+    "api_user",
     "builtin_next_dagrun_info",
     "dag_bag_class",
     "dag_next_dagrun_info",
+    "dag_pause_flags",
+    "dag_runs",
     "dag_serialization_class",
     "executing_task",
     "frozen_builtin_clock",
     "logical_date_taken",
+    "metadata_session",
+    "params_dict",
+    "readable_dag_ids",
+    "require_dag_read",
     "scheduler_session",
     "serialized_dag",
+    "store_next_dagrun",
     "stored_time_restriction",
     "task_decorator_factory",
     "time_restriction",
@@ -333,3 +342,21 @@ def dag_runs(session: Session, dag_id: str, run_id: str | None = None) -> list[A
     if run_id is not None:
         query = query.where(DagRun.run_id == run_id)
     return list(session.scalars(query))
+
+
+def store_next_dagrun(dag_model: Any, dag: Any, run: Any) -> None:
+    """Have Airflow store *dag*'s next run in *dag_model* after the created run *run*, as the scheduler does.
+
+    3.3 made the argument the run to continue from, whatever its type (``reference_run``); 3.2 called it
+    ``last_automated_run``; 3.0 and 3.1 take the last automated run's data interval (``last_automated_dag_run``).
+    Used by the tests of timetable switches.
+    """
+    if AIRFLOW_VERSION >= (3, 3):
+        dag_model.calculate_dagrun_date_fields(dag=dag, reference_run=run)
+    elif AIRFLOW_VERSION >= (3, 2):
+        dag_model.calculate_dagrun_date_fields(dag=dag, last_automated_run=run)
+    else:
+        from airflow.timetables.base import DataInterval
+
+        interval = DataInterval(run.data_interval_start, run.data_interval_end)
+        dag_model.calculate_dagrun_date_fields(dag=dag, last_automated_dag_run=interval)

@@ -182,6 +182,11 @@ CRONITER_CASES = [
 
 @pytest.mark.parametrize("expression", CRONITER_CASES)
 def test_ambiguous_five_field_rewrite_is_croniters_reading(expression: str) -> None:
+    if "W" in expression:
+        try:
+            croniter(expression)
+        except ValueError:
+            pytest.skip("croniter 6.0 (Airflow 3.0 and 3.1) does not read W; 6.2 and later do")
     error = refused(expression)
     assert "croniter" in error.why
     assert rewritten_fires(error) == croniter_fires(expression)

@@ -334,6 +334,19 @@ OLD_CRONITER = int(importlib.metadata.version("croniter").split(".")[0]) < 7
 DOW_SINGLE_START_STEP = re.compile(r"^\w+/\d+$")
 
 
+def _croniter_reads(expression: str) -> bool:
+    try:
+        croniter(expression)
+    except ValueError:
+        return False
+    return True
+
+
+# croniter 6.0 (Airflow 3.0 and 3.1 pin it) refuses the day-of-month W (nearest weekday) that 6.2 and later read;
+# the engine gives the later reading, and where the installed croniter has none it cannot be the oracle.
+CRONITER_READS_W = _croniter_reads("0 0 15W * *")
+
+
 def croniter_answer(expression: str, t: datetime, forward: bool) -> datetime | None:
     it = croniter(expression, t.replace(tzinfo=None))
     try:
@@ -488,6 +501,7 @@ def extended_unix_expression(draw: st.DrawFn) -> str:
 @settings(max_examples=800, deadline=None)
 @given(extended_unix_expression(), whole_seconds)
 def test_five_field_extensions_give_croniters_answers(expression: str, t: datetime) -> None:
+    assume(CRONITER_READS_W or "W" not in expression.split()[2].upper())
     cron = QuartzCron(expression)
     assert cron.dialect == "unix"
     assert cron.next_after(t) == croniter_answer(expression, t, forward=True)
@@ -521,6 +535,8 @@ def test_five_field_extensions_give_croniters_answers(expression: str, t: dateti
     ],
 )
 def test_issue_examples_give_croniters_answers(expression: str) -> None:
+    if not CRONITER_READS_W and "W" in expression.split()[2].upper():
+        pytest.skip(f"croniter {importlib.metadata.version('croniter')} does not read W")
     cron = QuartzCron(expression)
     for t in (datetime(2024, 2, 10, 13, 5, tzinfo=UTC), datetime(2031, 12, 30, 23, 59, tzinfo=UTC)):
         at_next: datetime | None = t
