@@ -39,3 +39,22 @@ sync_environment() {
     UV_PYTHON_DOWNLOADS="${UV_PYTHON_DOWNLOADS:-never}" uv sync --frozen --python "${UV_PYTHON:-python3}" \
         || die "uv sync --frozen failed"
 }
+
+# Debian's Chromium and ChromeDriver for the browser test of the Hopsworks tab (nothing downloads a browser of its
+# own). CI installs them; elsewhere the browser test skips with the command to run.
+ensure_browser() {
+    if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "${CI:-}" != "true" ]; then
+        say "chromium/chromium-driver are not installed: the browser test will be skipped (apt-get install -y chromium chromium-driver)"
+        return 0
+    fi
+    [ "$(id -u)" -eq 0 ] || die "CI needs chromium and chromium-driver for the browser test; install them as root"
+    say "installing Debian's chromium and chromium-driver for the browser test"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-cache show chromium-driver >/dev/null 2>&1; then
+        apt-get update >&2
+    fi
+    apt-get install -y --no-install-recommends chromium chromium-driver >&2 || die "could not install chromium"
+}

@@ -128,6 +128,10 @@ def test_runs_occupying_the_newest_missed_logical_date_never_kill_the_scheduler(
     for dag_id, kind in (("by_manual", "manual"), ("by_backfill", "backfill")):
         runs = stack.runs(dag_id)
         assert [run.run_type for run in runs if run.logical_date == occupied] == [kind], run_rows(runs)
+        if not _compat.HAS_DAG_MODEL_HOOK:
+            # 3.0/3.1 create the stale stored run without asking the timetable; the scheduler skips a stored run
+            # whose logical date is taken. What must hold there is above: it survived, no date ran twice.
+            continue
         after = [run for run in runs if run.run_type == "scheduled" and run.run_after > stopped_at]
         # The bound wanted the run of F; its logical date being taken, the next fire's run came instead.
         assert after[0].run_after == newest + STEP, fires(after)
