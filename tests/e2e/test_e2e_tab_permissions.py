@@ -19,11 +19,17 @@ import pytest
 from dagfiles import DagSpec, Schedule, write_dag
 from harness import StackFactory, utcnow
 
+from hops_timetable import _compat
+
 pytestmark = pytest.mark.e2e
 
 DAG_ID = "team_secret"
 
 
+@pytest.mark.skipif(
+    _compat.AIRFLOW_VERSION < (3, 2),
+    reason="per-DAG read access with the simple auth manager needs multi-team bundles, from Airflow 3.2",
+)
 def test_a_user_who_cannot_read_the_dag_gets_403_from_its_tab_and_does_not_see_it_listed(
     stacks: StackFactory, tmp_path: Path
 ) -> None:
