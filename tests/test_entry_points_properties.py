@@ -21,7 +21,7 @@ from airflow.timetables.interval import CronDataIntervalTimetable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hops_timetable import HopsworksTimetable
+from hops_timetable import HopsworksTimetable, _compat
 from hops_timetable.catchup import After, CatchupPolicy, Run
 from hops_timetable.cron import QuartzCron
 
@@ -271,7 +271,7 @@ def test_backfill_lists_equal_airflows_cron_data_interval_timetable(
     def listing(timetable: HopsworksTimetable | CronDataIntervalTimetable) -> list[tuple[datetime, datetime]]:
         out: list[tuple[datetime, datetime]] = []
         info: DagRunInfo | None = None
-        while (info := timetable.next_dagrun_info_v2(last_dagrun_info=info, restriction=restriction)) is not None:
+        while (info := _compat.builtin_next_dagrun_info(timetable, info, restriction)) is not None:
             assert info.data_interval is not None
             out.append((info.data_interval.start, info.data_interval.end))
             assert len(out) < 10_000

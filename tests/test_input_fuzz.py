@@ -322,8 +322,8 @@ def test_conf_windows_are_canonical_or_report_every_problem(raw: dict[str, Any])
 
 _LOAD = """
 import json, sys
-from airflow.dag_processing.dagbag import DagBag
-bag = DagBag(dag_folder=sys.argv[1])
+from hops_timetable._compat import dag_bag_class
+bag = dag_bag_class()(dag_folder=sys.argv[1])
 print(json.dumps({"errors": {k: v[-300:] for k, v in bag.import_errors.items()},
                   "dags": {d: dag.timetable.cron_expression for d, dag in bag.dags.items()}}))
 """

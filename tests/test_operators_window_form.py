@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,6 +26,8 @@ INTERVAL = (datetime(2026, 1, 1, 9, tzinfo=UTC), datetime(2026, 1, 1, 10, tzinfo
 
 
 def run(run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[str, Any] | None) -> RuntimeDagRun:
+    # The execution API's DagRun of each minor: 3.0 and 3.1 require a start date, 3.2 added partition_key.
+    extra: dict[str, Any] = {"partition_key": None} if "partition_key" in RuntimeDagRun.model_fields else {}
     return RuntimeDagRun(
         dag_id="hops",
         run_id=f"{run_type}__1",
@@ -32,13 +35,13 @@ def run(run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[st
         data_interval_start=None if interval is None else interval[0],
         data_interval_end=None if interval is None else interval[1],
         run_after=INTERVAL[1],
-        start_date=None,
+        start_date=INTERVAL[1],
         end_date=None,
         run_type=run_type,
         state=DagRunState.RUNNING,
         conf=conf,
         consumed_asset_events=[],
-        partition_key=None,
+        **extra,
     )
 
 
@@ -110,12 +113,16 @@ def test_window_source_names_the_precedence_rule_that_supplied_the_values(
     assert got == source
 
 
-def test_hops_env_logs_one_info_line_with_the_values_and_their_source() -> None:
-    # The operator's own logger: structured in Airflow 3, so read through structlog's capture.
+def test_hops_env_logs_one_info_line_with_the_values_and_their_source(caplog: pytest.LogCaptureFixture) -> None:
+    # The operator's own logger: structured from Airflow 3.1 (read through structlog's capture), the standard
+    # library's logging in 3.0 (read through caplog).
+    caplog.set_level(logging.INFO)
     with capture_logs() as logs:
         hops_env(context(run("scheduled", INTERVAL, None)))
         hops_env(context(run("manual", None, None)))
-    lines = [(entry["log_level"], entry["event"]) for entry in logs if "HOPS window" in entry["event"]]
+    entries = [(entry["log_level"], entry["event"]) for entry in logs]
+    entries += [(record.levelname.lower(), record.getMessage()) for record in caplog.records]
+    lines = [(level, event) for level, event in entries if "HOPS window" in event]
     assert lines == [
         (
             "info",
