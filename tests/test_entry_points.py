@@ -229,6 +229,12 @@ def dag_run(info: DagRunInfo, run_type: str = "scheduled", logical_date: datetim
     )
 
 
+# Airflow 3.2's DagRunInfo requires the partition fields it added; 3.3 gave them defaults, 3.0 and 3.1 lack them.
+NO_PARTITION: dict[str, Any] = (
+    {"partition_date": None, "partition_key": None} if "partition_key" in DagRunInfo._fields else {}
+)
+
+
 def follow(dag: Any, reference: DagRun, count: int, now: datetime) -> list[DagRunInfo]:
     """The next runs as the scheduler stores them: ``calculate_dagrun_date_fields`` from each created run."""
     model = DagModel(dag_id="switch")
@@ -237,7 +243,9 @@ def follow(dag: Any, reference: DagRun, count: int, now: datetime) -> list[DagRu
         for _ in range(count):
             _compat.store_next_dagrun(model, dag, reference)
             assert model.next_dagrun_data_interval is not None
-            info = DagRunInfo(run_after=model.next_dagrun_create_after, data_interval=model.next_dagrun_data_interval)
+            info = DagRunInfo(
+                run_after=model.next_dagrun_create_after, data_interval=model.next_dagrun_data_interval, **NO_PARTITION
+            )
             out.append(info)
             reference = dag_run(info)
     return out
