@@ -502,6 +502,8 @@ def extended_unix_expression(draw: st.DrawFn) -> str:
 @given(extended_unix_expression(), whole_seconds)
 def test_five_field_extensions_give_croniters_answers(expression: str, t: datetime) -> None:
     assume(CRONITER_READS_W or "W" not in expression.split()[2].upper())
+    # The day-of-week step from a single start that croniter 6 and 7 read differently (see above).
+    assume(not (OLD_CRONITER and any(DOW_SINGLE_START_STEP.match(item) for item in expression.split()[4].split(","))))
     cron = QuartzCron(expression)
     assert cron.dialect == "unix"
     assert cron.next_after(t) == croniter_answer(expression, t, forward=True)
