@@ -1,6 +1,6 @@
 """The built wheel, installed into a fresh environment, is enough: Airflow finds the plugin and parses the examples.
 
-Builds the wheel and sdist with ``uv build`` (or takes the wheel in ``HOPS_WHEEL``, as ``.ci/run`` builds it once),
+Builds the wheel and sdist with ``uv build`` (or takes the wheel in ``TEST_WHEEL``, as ``.ci/run`` builds it once),
 installs the wheel, not the checkout, into a new virtual environment on this interpreter's Python, with every
 dependency taken from the pinned set of the Airflow minor this test runs on (``constraints/airflow-X.Y.txt``), then
 asks that environment's ``airflow plugins`` what it loaded and has it parse an example DAG. ``.ci/run`` runs this
@@ -49,7 +49,7 @@ def _clean_env(home: Path, plugins: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("HOPS_WHEEL")
+    given = os.environ.get("TEST_WHEEL")
     if given:
         return Path(given)
     uv = shutil.which("uv")
