@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,23 +25,11 @@ from airflow.timetables.trigger import CronTriggerTimetable, DeltaTriggerTimetab
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
+# The scheduler's view of a DAG, built as test_timetable builds it.
+from test_timetable import HOURLY, build_dag, utc
+
 from hops_timetable import HopsworksTimetable, _compat, hops_schedule
 from hops_timetable.window import format_hops_time
-
-UTC = timezone.utc
-HOURLY = "0 0 * ? * * *"
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
-
-
-def build_dag(dag_id: str = "hops", **kwargs: Any) -> Any:
-    """A real DAG, serialized and deserialized as the dag-processor and scheduler see it."""
-    with DAG(dag_id, **kwargs) as dag:
-        EmptyOperator(task_id="job")
-    serialization = _compat.dag_serialization_class()
-    return serialization.from_dict(serialization.to_dict(dag))
 
 
 def backfill(dag: Any, start: datetime, end: datetime, *, reverse: bool = False) -> list[DagRunInfo]:
