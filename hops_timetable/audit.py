@@ -44,6 +44,25 @@ _PAGE = 100
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 
 
+def _busy(response: Any) -> bool:
+    """Whether Airflow refused *response*'s request for a busy database, having written nothing.
+
+    On SQLite a write waits for the other processes' writes and gives up after the busy timeout: Airflow answers 503
+    ("Database is locked") where it expects that, and 500 with ``reason: "Database error"`` (its generic SQLAlchemy
+    handler) where it does not. Either way the request's transaction was rolled back, so the same request a moment
+    later is safe and usually goes through.
+    """
+    if response.status_code == 503:
+        return "locked" in response.text
+    if response.status_code != 500:
+        return False
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        return False
+    return isinstance(detail, dict) and detail.get("reason") == "Database error"
+
+
 class AuditError(RuntimeError):
     """Airflow could not be read or written; the message says which request failed and why."""
 
@@ -94,10 +113,8 @@ class Client:
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
             response = self.http.request(method, path, **kwargs)
-            # Airflow refuses to create a backfill on SQLite while another process writes ("Database is locked",
-            # HTTP 503) and creates nothing then; the same request a moment later goes through.
             for delay in _BUSY_RETRY_SECONDS:
-                if response.status_code != 503 or "locked" not in response.text:
+                if not _busy(response):
                     break
                 time.sleep(delay)
                 response = self.http.request(method, path, **kwargs)

@@ -2,10 +2,13 @@
 
 One stack with login required (simple auth manager, users ``admin`` and ``viewer``, no all-admins shortcut) runs a
 DAG with ``0/5 * * * * ?``, ``catchup=True`` and ``max_catchup_runs=2``; Airflow's scheduling side is stopped long
-enough to miss at least four fires, so the bound drops some. The facts the audit is checked against are the
-metadata database's own rows: each fire up to a cut-off either has a scheduled run, or it was dropped. Then
-``--repair --dry-run`` must change nothing, ``--repair`` must fill every gap without repeating a logical date, and
-the tab must list what the REST API lists and refuse callers without a valid credential.
+enough to miss at least four fires, so the bound drops some, and one run that succeeded is then marked failed
+through the REST API, as an operator does when its output turns out wrong. (Stopping the scheduler also kills the
+tasks its executor runs, so on a slow machine more runs may fail; each is a gap too.) The facts the audit is checked
+against are the metadata database's own rows: each fire up to a cut-off either has a scheduled run, which succeeded
+or failed, or it was dropped. Then ``--repair --dry-run`` must change nothing, ``--repair`` must fill every gap
+without repeating a logical date, and the tab must list what the REST API lists and refuse callers without a valid
+credential.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ CRON = "0/5 * * * * ?"
 STEP = timedelta(seconds=5)
 BOUND = 2
 DOWN_FOR = timedelta(seconds=21)
+SETTLED = ("success", "failed")
 
 
 @dataclass
@@ -96,16 +100,34 @@ def outage(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory
         interval=0.1,
         what="a fresh run",
     )
-    down_at = utcnow()
     stack.stop_component("scheduler")
     stack.stop_component("dag-processor")
+    # Counted once both are down: a graceful stop can take seconds, during which the scheduler still creates runs.
+    down_at = utcnow()
     stack.wait_until(lambda: utcnow() >= down_at + DOWN_FOR, 60, what="the outage")
     stack.start_component("scheduler")
     stack.start_component("dag-processor")
     stack.wait_healthy()
     last = live(2, utcnow(), "two live runs after the outage")
     passwords = _passwords(stack)
-    yield Outage(stack, start_time, last.run_after, passwords["admin"], passwords["viewer"])
+    result = Outage(stack, start_time, last.run_after, passwords["admin"], passwords["viewer"])
+
+    def settled() -> list[Run] | None:
+        runs = [r for r in scheduled(stack) if r.run_after <= result.cutoff]
+        return runs if all(r.state in SETTLED for r in runs) else None
+
+    succeeded = [
+        r for r in stack.wait_until(settled, 180, what="the runs up to the cut-off to finish") if r.state == "success"
+    ]
+    assert succeeded, "no run succeeded"
+    marked = succeeded[len(succeeded) // 2]
+    response = httpx.patch(
+        f"{stack.base_url}/api/v2/dags/{DAG_ID}/dagRuns/{marked.run_id}",
+        json={"state": "failed"},
+        headers={"Authorization": f"Bearer {result.token()}"},
+    )
+    assert response.status_code == 200, response.text
+    yield result
 
 
 def audit(outage: Outage, *args: str, token: bool = True) -> tuple[int, dict[str, Any]]:
@@ -155,22 +177,30 @@ def test_audit_marks_exactly_the_fires_the_outage_dropped_and_their_windows_as_g
     )
     assert status == 3
     (dag,) = payload["dags"]
-    real = {format_hops_time(r.run_after) for r in scheduled(outage.stack) if r.run_after <= outage.cutoff}
+    real = {format_hops_time(r.run_after): r.state for r in scheduled(outage.stack) if r.run_after <= outage.cutoff}
     fires = every_fire(outage.start_time, outage.cutoff)
-    missing = [f for f in fires if format_hops_time(f) not in real]
-    assert len(missing) >= 2, f"the outage dropped nothing: {sorted(real)}"
+    dropped = [f for f in fires if format_hops_time(f) not in real]
+    failed = [f for f in fires if real.get(format_hops_time(f)) == "failed"]
+    assert len(dropped) >= 2, f"the outage dropped nothing: {sorted(real)}"
+    assert failed, f"no run failed: {real}"
     decided = {row["fire"]: row["decision"] for row in dag["fires"]}
     assert sorted(decided) == [format_hops_time(f) for f in fires]
     for fire in fires:
         text = format_hops_time(fire)
         expected = Decision.CREATED.value if text in real else Decision.DROPPED_BOUND.value
         assert decided[text] == expected, (text, dag["fires"])
+
     # With no offset the HOPS window of a fire is [fire - 5 s, fire), the first one clamped to the start_time:
-    # the gaps are the dropped fires' windows.
-    windows = [(max(f - STEP, outage.start_time), f) for f in missing]
-    assert [(g["start"], g["end"]) for g in dag["gaps"]] == merged(windows)
-    assert all(g["reasons"] == [Decision.DROPPED_BOUND.value] for g in dag["gaps"])
-    assert dag["verdict"].startswith(f"gaps found: {len(missing)} of {len(fires)} window(s)")
+    # the gaps are the windows of the dropped fires and of the failed runs, each gap with the reasons of its fires.
+    def window(fire: datetime) -> tuple[datetime, datetime]:
+        return max(fire - STEP, outage.start_time), fire
+
+    reason = {window(f): Decision.DROPPED_BOUND.value for f in dropped} | {window(f): "failed" for f in failed}
+    assert [(g["start"], g["end"]) for g in dag["gaps"]] == merged(list(reason))
+    for gap in dag["gaps"]:
+        inside = [r for (lo, hi), r in sorted(reason.items()) if gap["start"] <= format_hops_time(lo) < gap["end"]]
+        assert gap["reasons"] == list(dict.fromkeys(inside)), (gap, reason)
+    assert dag["verdict"].startswith(f"gaps found: {len(reason)} of {len(fires)} window(s)")
 
 
 def test_the_tab_lists_the_same_windows_as_the_rest_api_and_the_run_view_its_hops_values(outage: Outage) -> None:
@@ -304,7 +334,11 @@ def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hop
     assert {k: v for k, v in shown.items() if k is not None and k <= format_hops_time(outage.cutoff)} == listed
     dropped = [fire for fire, status in listed.items() if status == Decision.DROPPED_BOUND.value]
     assert dropped, listed
-    assert gaps and all(Decision.DROPPED_BOUND.value in row for row in gaps), gaps
+    # Each gap row of the page: its span and the reasons the REST API gives for it.
+    expected_gaps = [g for g in payload["dags"][0]["gaps"] if g["start"] <= format_hops_time(outage.cutoff)]
+    assert len(gaps) == len(expected_gaps) >= 1, (gaps, expected_gaps)
+    for row, gap in zip(gaps, expected_gaps, strict=True):
+        assert row.startswith(f"{gap['start']} {gap['end']}") and all(r in row for r in gap["reasons"]), (row, gap)
     assert verdict.startswith("gaps found"), verdict
 
     run = scheduled(outage.stack)[1]
@@ -350,11 +384,15 @@ def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repea
     applied = payload["dags"][0]["applied"]
     assert len(applied) == len(payload["dags"][0]["repair"]) >= 1
 
+    # A repair run is new (a backfill or a conf-window run) or a failed run Airflow's backfill cleared and re-ran
+    # (same run id, its run type now backfill).
     def repaired() -> list[Run] | None:
         runs = stack.runs(DAG_ID)
-        fresh = [r for r in runs if r.run_id not in {b.run_id for b in before} and r.run_type != "scheduled"]
+        fresh = [r for r in runs if r.run_type != "scheduled" and r.run_id not in manual_before]
         done = len(fresh) >= len(planned) and all(r.state == "success" for r in fresh)
         return runs if done else None
+
+    manual_before = {r.run_id for r in before if r.run_type != "scheduled"}
 
     runs = stack.wait_until(repaired, 180, what="the repair runs to succeed")
     logical = [r.logical_date for r in runs if r.logical_date is not None]
