@@ -26,7 +26,7 @@ from typing import Any
 from croniter import croniter
 from cronsim import CronSim
 
-from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "oracle" / "quartz_vectors.jsonl.xz"
 GOAL_CRONITER_SPEEDUP = 25.0

@@ -1,26 +1,27 @@
 """Schedule Apache Airflow 3 DAGs exactly as the Hopsworks job scheduler schedules jobs.
 
-The package root stays free of Airflow imports so that ``hops_timetable.cron`` and the CLI's pure
+The package root stays free of Airflow imports so that ``hops_timetable.core.cron`` and the CLI's pure
 commands start fast; the Airflow adapters are loaded on first attribute access.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hops_timetable._lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from hops_timetable.cron import CronSyntaxError, QuartzCron
+    from hops_timetable.core.cron import CronSyntaxError, QuartzCron
+    from hops_timetable.core.window import HopsWindow
     from hops_timetable.schedule import hops_schedule
     from hops_timetable.timetable import HopsworksTimetable
-    from hops_timetable.window import HopsWindow
 
 _LAZY = {
-    "QuartzCron": "hops_timetable.cron",
-    "CronSyntaxError": "hops_timetable.cron",
-    "HopsWindow": "hops_timetable.window",
+    "QuartzCron": "hops_timetable.core.cron",
+    "CronSyntaxError": "hops_timetable.core.cron",
+    "HopsWindow": "hops_timetable.core.window",
     "HopsworksTimetable": "hops_timetable.timetable",
     "hops_schedule": "hops_timetable.schedule",
 }
@@ -28,10 +29,4 @@ _LAZY = {
 __all__ = ["CronSyntaxError", "HopsWindow", "HopsworksTimetable", "QuartzCron", "hops_schedule"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hops_timetable' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())

@@ -11,14 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from hops_timetable.operators.window_params import hops_window_params
-from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.validation import (
+from hops_timetable.core.validation import (
     check_bool,
     check_end_after_start,
     check_max_active_runs,
     check_utc_datetime,
 )
+from hops_timetable.operators.window_params import hops_window_params
+from hops_timetable.timetable import HopsworksTimetable
 
 __all__ = ["hops_schedule", "hops_window_params"]
 

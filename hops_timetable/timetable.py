@@ -1,8 +1,8 @@
 """HopsworksTimetable: Airflow's side of the Hopsworks job scheduler.
 
-A thin adapter: the cron engine (:mod:`hops_timetable.cron`), the catch-up policy (:mod:`hops_timetable.catchup`)
-and the window arithmetic (:mod:`hops_timetable.window`) hold the rules; this class maps Airflow's timetable protocol
-onto them.
+A thin adapter: the cron engine (:mod:`hops_timetable.core.cron`), the catch-up policy
+(:mod:`hops_timetable.core.catchup`) and the window arithmetic (:mod:`hops_timetable.core.window`) hold the rules;
+this class maps Airflow's timetable protocol onto them.
 
 Contract, for a DAG with start_date S, end_date E and catchup C:
 
@@ -36,9 +36,9 @@ from airflow.exceptions import AirflowTimetableInvalid
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, Timetable
 
 from hops_timetable import _compat
-from hops_timetable.catchup import After, CatchupPolicy, Run
-from hops_timetable.cron import CronSyntaxError, QuartzCron
-from hops_timetable.validation import (
+from hops_timetable.core.catchup import After, CatchupPolicy, Run
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
     check_catchup_runs,
@@ -49,7 +49,7 @@ from hops_timetable.validation import (
     check_window_start,
     short_repr,
 )
-from hops_timetable.window import HopsWindow, as_utc, hops_window
+from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
@@ -283,7 +283,7 @@ class HopsworksTimetable(Timetable):
 
         A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION`
         (a payload without ``version`` is version 1), lacks ``cron_expression``, holds an unknown key or a value
-        its key does not accept raises :class:`~hops_timetable.validation.ArgumentError` (a ``ValueError``), one
+        its key does not accept raises :class:`~hops_timetable.core.validation.ArgumentError` (a ``ValueError``), one
         message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
         """
         arguments = _payload_arguments(data)
@@ -510,7 +510,7 @@ def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
 
 
 def _payload_arguments(data: object) -> dict[str, Any]:
-    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.validation`.
+    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.core.validation`.
 
     The cron expression is only type-checked here; the constructor parses it (once).
     """

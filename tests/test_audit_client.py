@@ -11,8 +11,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from hops_timetable import audit
-from hops_timetable.audit import AuditError, Client
+from hops_timetable.cli import audit
+from hops_timetable.cli.audit import AuditError, Client
 
 LOCKED = httpx.Response(503, json={"detail": "Database is locked. Backfill creation is not supported on SQLite"})
 DATABASE_ERROR = httpx.Response(

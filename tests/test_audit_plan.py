@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from hops_timetable.audit import plan_repair
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.coverage import RunRecord, coverage
-from hops_timetable.cron import QuartzCron
+from hops_timetable.cli.audit import plan_repair
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import RunRecord, coverage
+from hops_timetable.core.cron import QuartzCron
 
 UTC = timezone.utc
 START = datetime(2026, 1, 1, tzinfo=UTC)

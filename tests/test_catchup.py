@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.catchup import CatchupPolicy, FireDecision, Run
-from hops_timetable.cron import QuartzCron
+from hops_timetable.core.catchup import CatchupPolicy, FireDecision, Run
+from hops_timetable.core.cron import QuartzCron
 
 UTC = timezone.utc
 HOURLY = QuartzCron("0 0 * ? * * *")

@@ -358,5 +358,5 @@ def test_importtime_of_next_shows_no_airflow_module() -> None:
     )
     assert done.returncode == 0
     imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
-    assert "hops_timetable.cron" in imported
+    assert "hops_timetable.core.cron" in imported
     assert not [m for m in imported if m == "airflow" or m.startswith("airflow.")]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.coverage import RunRecord, coverage, upcoming_windows
-from hops_timetable.cron import QuartzCron
-from hops_timetable.simulate import Decision
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import RunRecord, coverage, upcoming_windows
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.simulate import Decision
 
 UTC = timezone.utc
 HOUR = timedelta(hours=1)

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pendulum
 import pytest
 
-from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
 UTC = timezone.utc
 T = datetime(2024, 3, 15, 10, 0, 0, tzinfo=UTC)
@@ -508,6 +508,6 @@ def test_module_never_imports_airflow() -> None:
     import subprocess
     import sys
 
-    code = "import sys, hops_timetable.cron; print(any(m.split('.')[0] == 'airflow' for m in sys.modules))"
+    code = "import sys, hops_timetable.core.cron; print(any(m.split('.')[0] == 'airflow' for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
 UTC = timezone.utc
 PROBES = [

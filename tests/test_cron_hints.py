@@ -16,7 +16,7 @@ from croniter import croniter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
 UTC = timezone.utc
 BEGIN = datetime(2024, 1, 1, tzinfo=UTC)

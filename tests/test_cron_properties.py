@@ -20,7 +20,7 @@ from croniter.croniter import CroniterBadDateError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.cron import QuartzCron
+from hops_timetable.core.cron import QuartzCron
 
 UTC = timezone.utc
 DOW_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]

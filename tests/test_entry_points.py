@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from test_timetable import HOURLY, build_dag, utc
 
 from hops_timetable import HopsworksTimetable, _compat, hops_schedule
-from hops_timetable.window import format_hops_time
+from hops_timetable.core.window import format_hops_time
 
 
 def backfill(dag: Any, start: datetime, end: datetime, *, reverse: bool = False) -> list[DagRunInfo]:

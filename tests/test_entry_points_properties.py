@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsworksTimetable, _compat
-from hops_timetable.catchup import After, CatchupPolicy, Run
-from hops_timetable.cron import QuartzCron
+from hops_timetable.core.catchup import After, CatchupPolicy, Run
+from hops_timetable.core.cron import QuartzCron
 
 UTC = timezone.utc
 BASE = datetime(2026, 1, 5, tzinfo=UTC)

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hops_timetable.cli import main
-from hops_timetable.importer import import_schedules
+from hops_timetable.cli.importer import import_schedules
 
 UTC = timezone.utc
 JAN_1_2026_MS = 1_767_225_600_000

@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 
-from hops_timetable import _compat, cli, hops_schedule
+from hops_timetable import _compat, hops_schedule
 from hops_timetable.cli import MAX_COMPARE, MAX_COUNT, main
-from hops_timetable.importer import (
+from hops_timetable.cli import app as cli_app
+from hops_timetable.cli import next as cli_next
+from hops_timetable.cli.importer import (
     MAX_JSON_DEPTH,
     ImportedSchedule,
     import_schedules,
@@ -29,10 +31,10 @@ from hops_timetable.importer import (
     verify_dag_file,
     write_dag_files,
 )
-from hops_timetable.operators.window_conf import HopsWindowError, parse_conf_window, parse_window_time
+from hops_timetable.core.conf_window import HopsWindowError, parse_conf_window, parse_window_time
+from hops_timetable.core.validation import MAX_OFFSET_SECONDS, ArgumentError
+from hops_timetable.core.window import hops_window
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsworksTimetable
-from hops_timetable.validation import MAX_OFFSET_SECONDS, ArgumentError
-from hops_timetable.window import hops_window
 
 UTC = timezone.utc
 HOURLY = "0 0 * ? * * *"
@@ -284,7 +286,7 @@ def test_an_unexpected_exception_is_a_bug_with_status_1_and_a_pointer_to_debug(
     def broken(args: object) -> int:
         raise ValueError("internal invariant broken")
 
-    monkeypatch.setattr(cli, "cmd_next", broken)
+    monkeypatch.setattr(cli_next, "cmd_next", broken)
     status, out, err = run(capsys, "next", HOURLY)
     assert status == 1 and out == "" and err.count("\n") == 1
     assert "unexpected ValueError: internal invariant broken" in err
@@ -319,14 +321,14 @@ def test_a_closed_pipe_is_quiet_and_status_0() -> None:
     ],
 )
 def test_usage_lines_show_required_arguments_as_required(command: str, shown: list[str]) -> None:
-    usage = " ".join(cli._parser()._subparsers._group_actions[0].choices[command].format_usage().split())  # type: ignore[union-attr]
+    usage = " ".join(cli_app._parser()._subparsers._group_actions[0].choices[command].format_usage().split())  # type: ignore[union-attr]
     for text in shown:
         assert text in usage and f"[{text}]" not in usage, usage
 
 
 @pytest.mark.parametrize("command", ["next", "explain", "import"])
 def test_every_positional_argument_has_help(command: str) -> None:
-    parser = cli._parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    parser = cli_app._parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
     positionals = [a for a in parser._actions if not a.option_strings]
     assert positionals and all(a.help for a in positionals)
 

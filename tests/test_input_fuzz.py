@@ -1,8 +1,8 @@
 """Fuzz every entry point: CLI arguments, importer JSON, serialized payloads and conf windows.
 
 Each input either works or gives the documented error: exit status 2 with one line on stderr for the CLI,
-:class:`~hops_timetable.validation.ArgumentError` for payloads, a list of one-line errors for imported schedules,
-:class:`~hops_timetable.operators.window_conf.HopsWindowError` for conf windows; nothing else, and never a bug
+:class:`~hops_timetable.core.validation.ArgumentError` for payloads, a list of one-line errors for imported schedules,
+:class:`~hops_timetable.core.conf_window.HopsWindowError` for conf windows; nothing else, and never a bug
 (exit status 1). The number of examples and the one-second deadline per example come from the hypothesis profile
 (``tests/conftest.py``: ``dev`` by default, ``HYPOTHESIS_PROFILE=ci`` for 5,000 examples per target).
 
@@ -29,10 +29,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hops_timetable.cli import main
-from hops_timetable.importer import import_schedules, load_json, write_dag_files
-from hops_timetable.operators.window_conf import WINDOW_KEYS, HopsWindowError, parse_conf_window
+from hops_timetable.cli.importer import import_schedules, load_json, write_dag_files
+from hops_timetable.core.conf_window import WINDOW_KEYS, HopsWindowError, parse_conf_window
+from hops_timetable.core.validation import ArgumentError
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.validation import ArgumentError
 
 CRONS = [
     "0 0 * ? * * *",

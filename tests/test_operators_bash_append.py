@@ -8,8 +8,8 @@ import subprocess
 import pytest
 from airflow.sdk import DAG
 
+from hops_timetable.core.bash_append import LegacyArgsError, append_arguments
 from hops_timetable.operators import HopsBashOperator
-from hops_timetable.operators.bash_append import LegacyArgsError, append_arguments
 
 ARGS = ["-start_time", "2026-01-01T09:00:00Z"]
 # Defines the job: it prints each argument it receives in brackets.

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from hops_timetable.operators.window_conf import (
+from hops_timetable.core.conf_window import (
     MAX_TIME_TEXT,
     HopsWindowError,
     check_legacy_args,
@@ -21,7 +21,7 @@ from hops_timetable.operators.window_conf import (
     parse_window_time,
     resolve_hops_env,
 )
-from hops_timetable.window import HopsWindow, format_hops_time
+from hops_timetable.core.window import HopsWindow, format_hops_time
 
 UTC = timezone.utc
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
@@ -330,7 +330,7 @@ def test_scheduled_windows_keep_their_width_under_any_offset(start: datetime, wi
 
 def test_the_rules_module_imports_no_airflow() -> None:
     code = (
-        "import sys, hops_timetable.operators.window_conf; "
+        "import sys, hops_timetable.core.conf_window; "
         "bad = sorted(m for m in sys.modules if m == 'airflow' or m.startswith('airflow.')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -17,6 +17,7 @@ from airflow.sdk.api.datamodels._generated import DagRunState
 from airflow.timetables.base import TimeRestriction
 
 from hops_timetable import hops_schedule
+from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import (
     HopsBashOperator,
     HopsPythonOperator,
@@ -25,7 +26,6 @@ from hops_timetable.operators import (
     inject_hops_env,
     restore_hops_env,
 )
-from hops_timetable.window import HOPS_ENV_KEYS
 
 UTC = timezone.utc
 HOURLY = "0 0 * ? * * *"

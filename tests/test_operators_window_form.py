@@ -14,10 +14,10 @@ from airflow.sdk.api.datamodels._generated import DagRunState
 from structlog.testing import capture_logs
 
 from hops_timetable import hops_schedule
-from hops_timetable.coverage import RunRecord, run_window
+from hops_timetable.core.conf_window import END_PARAM, START_PARAM, conf_with_form_window
+from hops_timetable.core.coverage import RunRecord, run_window
+from hops_timetable.core.window_source import window_source
 from hops_timetable.operators import HopsWindowError, hops_env
-from hops_timetable.operators.window_params import END_PARAM, START_PARAM, conf_with_form_window
-from hops_timetable.operators.window_source import window_source
 from hops_timetable.schedule import hops_window_params
 
 UTC = timezone.utc

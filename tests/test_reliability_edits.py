@@ -27,8 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable._compat import dag_next_dagrun_info, dag_serialization_class
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cron import QuartzCron
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import QuartzCron
 from hops_timetable.timetable import HopsworksTimetable
 
 UTC = timezone.utc

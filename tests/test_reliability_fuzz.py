@@ -30,10 +30,10 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cron import LAST_YEAR, MAX_YEAR, MIN_YEAR, CronSyntaxError, QuartzCron
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import LAST_YEAR, MAX_YEAR, MIN_YEAR, CronSyntaxError, QuartzCron
+from hops_timetable.core.validation import MAX_OFFSET_SECONDS
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsTimetableWarning, HopsworksTimetable
-from hops_timetable.validation import MAX_OFFSET_SECONDS
 
 UTC = timezone.utc
 TICK = timedelta(microseconds=1)

@@ -26,15 +26,15 @@ from airflow.models.dagrun import DagRun
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
-from hops_timetable.operators.window_conf import (
+from hops_timetable.core.conf_window import (
     CONF_KEY,
     LEGACY_ARG_MODES,
     HopsWindowError,
     legacy_arguments,
     resolve_hops_env,
 )
-from hops_timetable.window import HOPS_ENV_KEYS
+from hops_timetable.core.window import HOPS_ENV_KEYS
+from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
 
 FUZZ = settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cron import QuartzCron
-from hops_timetable.simulate import Decision, Event, FireRow, created_fires, expand, simulate
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.simulate import Decision, Event, FireRow, created_fires, expand, simulate
 
 UTC = timezone.utc
 HOURLY = QuartzCron("0 0 * ? * * *")

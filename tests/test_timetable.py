@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
 from hops_timetable._compat import builtin_next_dagrun_info, dag_next_dagrun_info, dag_serialization_class
-from hops_timetable.cron import CronSyntaxError
+from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.timetable import HopsTimetableWarning
 
 UTC = timezone.utc

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cli import ScheduleSettings
-from hops_timetable.coverage import RunRecord, coverage, run_window, upcoming_windows
-from hops_timetable.cron import QuartzCron
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.ui.render import dag_page, run_page, schedule_in_words
 
 UTC = timezone.utc

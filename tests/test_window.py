@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hops_timetable.window import HopsWindow, format_hops_time, hops_window, parse_hops_time
+from hops_timetable.core.window import HopsWindow, format_hops_time, hops_window, parse_hops_time
 
 UTC = timezone.utc
 

@@ -1,19 +1,20 @@
 """Operators that make a task see what a Hopsworks-scheduled job sees: ``HOPS_*`` variables and legacy arguments.
 
-Lazy, like the package root: :mod:`hops_timetable.operators.window_conf` holds the rules and imports no Airflow;
+Lazy, like the package root: :mod:`hops_timetable.core.conf_window` holds the rules and imports no Airflow;
 the operators are loaded on first attribute access.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hops_timetable._lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from hops_timetable.core.conf_window import HopsWindowError, parse_conf_window, resolve_hops_env
     from hops_timetable.operators.bash import HopsBashOperator
     from hops_timetable.operators.python import HopsPythonOperator, hops_task
     from hops_timetable.operators.runtime import hops_env, inject_hops_env, restore_hops_env
-    from hops_timetable.operators.window_conf import HopsWindowError, parse_conf_window, resolve_hops_env
 
 _LAZY = {
     "HopsBashOperator": "hops_timetable.operators.bash",
@@ -22,9 +23,9 @@ _LAZY = {
     "hops_env": "hops_timetable.operators.runtime",
     "inject_hops_env": "hops_timetable.operators.runtime",
     "restore_hops_env": "hops_timetable.operators.runtime",
-    "HopsWindowError": "hops_timetable.operators.window_conf",
-    "parse_conf_window": "hops_timetable.operators.window_conf",
-    "resolve_hops_env": "hops_timetable.operators.window_conf",
+    "HopsWindowError": "hops_timetable.core.conf_window",
+    "parse_conf_window": "hops_timetable.core.conf_window",
+    "resolve_hops_env": "hops_timetable.core.conf_window",
 }
 
 __all__ = [
@@ -40,10 +41,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hops_timetable.operators' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())

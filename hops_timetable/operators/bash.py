@@ -6,10 +6,10 @@ from typing import Any
 
 from airflow.providers.standard.operators.bash import BashOperator
 
-from hops_timetable.operators.bash_append import append_arguments, check_appendable
+from hops_timetable.core.bash_append import append_arguments, check_appendable
+from hops_timetable.core.conf_window import LegacyArgs, check_legacy_args, legacy_arguments
+from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators.runtime import hops_env
-from hops_timetable.operators.window_conf import LegacyArgs, check_legacy_args, legacy_arguments
-from hops_timetable.window import HOPS_ENV_KEYS
 
 __all__ = ["HopsBashOperator"]
 

@@ -1,6 +1,6 @@
 """Airflow's side of the ``HOPS_*`` injection: read the run's own record and apply the values to a process.
 
-The rules live in :mod:`hops_timetable.operators.window_conf`; this module only gathers their inputs from the
+The rules live in :mod:`hops_timetable.core.conf_window`; this module only gathers their inputs from the
 task context and puts the result where the job code will look.
 """
 
@@ -13,11 +13,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from hops_timetable.operators.window_conf import resolve_hops_env
-from hops_timetable.operators.window_params import conf_with_form_window
-from hops_timetable.operators.window_source import log_window, window_source
+from hops_timetable.core.conf_window import conf_with_form_window, resolve_hops_env
+from hops_timetable.core.window import HOPS_ENV_KEYS
+from hops_timetable.core.window_source import log_window, window_source
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.window import HOPS_ENV_KEYS
 
 __all__ = [
     "ENV_ATTRIBUTES",

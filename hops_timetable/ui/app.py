@@ -22,11 +22,11 @@ from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from hops_timetable import _compat
-from hops_timetable.cli import ScheduleSettings
-from hops_timetable.coverage import Coverage, RunRecord, coverage, run_window, upcoming_windows
+from hops_timetable.core.coverage import Coverage, RunRecord, coverage, run_window, upcoming_windows
+from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui.render import dag_page, run_page
-from hops_timetable.window import as_utc, format_hops_time
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

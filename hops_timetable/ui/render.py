@@ -11,10 +11,10 @@ from datetime import datetime
 from html import escape
 from urllib.parse import quote
 
-from hops_timetable.cli import ScheduleSettings
-from hops_timetable.coverage import Coverage, FireCoverage, RunWindow
-from hops_timetable.simulate import Decision
-from hops_timetable.window import HopsWindow, format_hops_time
+from hops_timetable.core.coverage import Coverage, FireCoverage, RunWindow
+from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.simulate import Decision
+from hops_timetable.core.window import HopsWindow, format_hops_time
 
 __all__ = ["TIMELINE_ROWS", "dag_page", "run_page", "schedule_in_words"]
 
@@ -211,7 +211,7 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
 
 
 def _spans_table(title: str, table_id: str, spans: Sequence[object]) -> str:
-    from hops_timetable.coverage import Span
+    from hops_timetable.core.coverage import Span
 
     items = [s for s in spans if isinstance(s, Span)]
     if not items:

@@ -30,9 +30,9 @@ from dagfiles import DagSpec, Schedule, write_dag
 from harness import AirflowStack, Run, StackFactory, floor_to, utcnow
 
 from hops_timetable import _compat
-from hops_timetable.cron import QuartzCron
-from hops_timetable.simulate import Decision
-from hops_timetable.window import format_hops_time
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.simulate import Decision
+from hops_timetable.core.window import format_hops_time
 
 pytestmark = pytest.mark.e2e
 

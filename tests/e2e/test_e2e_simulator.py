@@ -2,7 +2,7 @@
 
 A DAG with ``0/5 * * * * ?``, ``catchup=True`` and ``max_catchup_runs=2`` runs on a real Airflow, which is taken
 down once (scheduler and dag-processor stopped) and whose DAG is paused once, each for at least four fires. The
-instants recorded around those events are then given to :func:`hops_timetable.simulate.simulate`, and every fire
+instants recorded around those events are then given to :func:`hops_timetable.core.simulate.simulate`, and every fire
 from the DAG's start to a fire safely before the end of the observation must be decided alike: a run in the
 metadata database exactly where the simulator says ``created``, no run exactly where it says ``dropped beyond
 max_catchup_runs``.
@@ -23,9 +23,9 @@ from expect import fires, report, run_rows
 from harness import AirflowStack, Run, StackFactory, floor_to, utcnow
 
 from hops_timetable._compat import HAS_DAG_MODEL_HOOK
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.cron import QuartzCron
-from hops_timetable.simulate import Decision, Event, FireRow, created_fires, expand, simulate
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.simulate import Decision, Event, FireRow, created_fires, expand, simulate
 
 pytestmark = pytest.mark.e2e
 

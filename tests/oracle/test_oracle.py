@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from hops_timetable.cron import MAX_YEAR, CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import MAX_YEAR, CronSyntaxError, QuartzCron
 
 UTC = timezone.utc
 VECTORS = Path(__file__).with_name("quartz_vectors.jsonl.xz")

@@ -17,18 +17,17 @@ answers as fast as one an hour behind. Pure: no Airflow import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import Enum
 
-from hops_timetable.cron import QuartzCron
-from hops_timetable.window import as_utc
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.window import TICK, as_utc
 
 __all__ = ["After", "CatchupPolicy", "FireDecision", "Run"]
 
 # Fires are whole seconds, so "at or before t" is "strictly before t + 1 µs".
-_TICK = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -76,7 +75,7 @@ class After:
         if run_after != end:
             following = cron.next_after(end)
             anchor = end if following is None else following
-            if cron.prev_before(end) != start or cron.next_after(end - _TICK) != end:
+            if cron.prev_before(end) != start or cron.next_after(end - TICK) != end:
                 # The interval was not made by this cron (inferred under an older one, or given explicitly), so its
                 # logical date may lie past the fire after its end; it lies at or before the trigger time, so the
                 # next run starts after that. Fires whose windows start before the trigger are passed over.
@@ -84,7 +83,7 @@ class After:
                 if triggered is not None and triggered > anchor:
                     anchor = triggered
             return cls(fire=anchor, floor=anchor)
-        floor = end if start < end else end + _TICK
+        floor = end if start < end else end + TICK
         return cls(fire=end, floor=floor)
 
     @classmethod
@@ -94,7 +93,7 @@ class After:
         Its interval start already respects the last run (it was computed from it), so the replacement chosen
         after an outage keeps that floor: after a cron edit it still never starts before the last run's fire.
         """
-        return cls(fire=fire - _TICK, floor=interval_start)
+        return cls(fire=fire - TICK, floor=interval_start)
 
 
 class FireDecision(str, Enum):
@@ -135,8 +134,8 @@ class CatchupPolicy:
         after = moment
         if self.start is not None and (after is None or after < self.start):
             after = self.start
-        if self.skip_to is not None and (after is None or after < self.skip_to - _TICK):
-            after = self.skip_to - _TICK
+        if self.skip_to is not None and (after is None or after < self.skip_to - TICK):
+            after = self.skip_to - TICK
         if after is None:
             return None
         fire = self.cron.next_after(after)
@@ -146,7 +145,7 @@ class CatchupPolicy:
 
     def newest_eligible_at_or_before(self, moment: datetime) -> datetime | None:
         """The newest eligible fire at or before *moment*."""
-        before = moment + _TICK
+        before = moment + TICK
         if self.end is not None and before > self.end:
             before = self.end
         fire = self.cron.prev_before(before)
@@ -208,6 +207,17 @@ class CatchupPolicy:
         """
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
 
+    def runs(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Iterator[Run]:
+        """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first; ends with the schedule.
+
+        The first is :meth:`next_run`'s; each later one steps on from the one before (with it at or after *now*,
+        the bound no longer applies). Unbounded for a schedule without an end: take what you need.
+        """
+        last = last_fire
+        while (run := self.next_run(last, now, catchup=catchup)) is not None:
+            yield run
+            last = run.fire
+
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
         """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound.
 
@@ -263,7 +273,7 @@ class CatchupPolicy:
             fire = self.first_eligible_after(self.start)
         else:
             # A run's logical date is the fire before its own: the first fire at or after earliest.
-            aligned = self.cron.next_after(earliest - _TICK)
+            aligned = self.cron.next_after(earliest - TICK)
             fire = None if aligned is None else self.first_eligible_after(aligned)
         while fire is not None:
             run = self.run(fire)
@@ -280,7 +290,7 @@ class CatchupPolicy:
 
         With no such fire the interval is empty, ``[run_after, run_after)``.
         """
-        fire = self.cron.prev_before(as_utc(run_after) + _TICK)
+        fire = self.cron.prev_before(as_utc(run_after) + TICK)
         if fire is None:
             return Run(fire=as_utc(run_after), interval_start=as_utc(run_after))
         return self.run(fire)

@@ -2,7 +2,7 @@
 
 Reads through HTTP only: the DAGs' settings from the plugin's ``/hops/api/dags`` (the plugin must be installed on
 the api-server, as it is wherever the DAGs run) and the runs from Airflow's public REST API
-(``/api/v2/dags/{dag_id}/dagRuns``). The coverage itself is :func:`hops_timetable.coverage.coverage`.
+(``/api/v2/dags/{dag_id}/dagRuns``). The coverage itself is :func:`hops_timetable.core.coverage.coverage`.
 
 Credentials: ``--token`` or ``$AIRFLOW_API_TOKEN``; else ``--username``/``--password`` (or ``$AIRFLOW_API_USERNAME``
 / ``$AIRFLOW_API_PASSWORD``), exchanged for a token at ``/auth/token``. Exit status 0 when every audited DAG is
@@ -26,11 +26,14 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from hops_timetable.catchup import CatchupPolicy
-from hops_timetable.coverage import Coverage, FireCoverage, RunRecord, coverage
-from hops_timetable.cron import QuartzCron
-from hops_timetable.simulate import Decision
-from hops_timetable.window import format_hops_time
+from hops_timetable.cli.errors import BadInput
+from hops_timetable.cli.options import now_from_args
+from hops_timetable.cli.output import emit, render_table
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import Coverage, FireCoverage, RunRecord, coverage
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.simulate import Decision
+from hops_timetable.core.window import format_hops_time
 
 __all__ = ["AuditError", "Client", "RepairStep", "add_parser", "cmd_audit", "plan_repair"]
 
@@ -342,14 +345,13 @@ def _text(item: Audited, limit: int) -> list[str]:
                 ", ".join(f.run_ids),
             )
         )
-    from hops_timetable.cli import _table
 
     head = [
         f"{s.dag_id}: {s.policy.cron.expression} ({s.policy.cron.describe()}), catchup={s.catchup}, "
         f"max_catchup_runs={s.policy.max_catchup_runs}, offset={s.offset or 0}s",
         "",
     ]
-    table = _table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
+    table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
     more = [f"... {len(cov.fires) - limit} older fire(s) not shown (raise --limit)"] if len(cov.fires) > limit else []
     gaps = [f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in cov.gaps]
     dups = [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates]
@@ -371,7 +373,6 @@ def _text(item: Audited, limit: int) -> list[str]:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from hops_timetable.cli import BadInput, _emit, _now
 
     if args.limit < 1:
         raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
@@ -388,7 +389,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             )
         token = Client.login(args.api, username, password)
     client = Client(args.api, token)
-    now = _now(args)
+    now = now_from_args(args)
     known = client.hops_dags()
     chosen = known
     if args.dag_id:
@@ -436,7 +437,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             lines.append(f"no HopsworksTimetable DAGs readable on {args.api}")
         return lines
 
-    _emit(args, payload, text)
+    emit(args, payload, text)
     return 0 if complete else GAPS_FOUND
 
 

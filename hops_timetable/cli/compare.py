@@ -15,19 +15,22 @@ afterwards; nothing else is patched.
 
 from __future__ import annotations
 
+import argparse
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pendulum
 
-from hops_timetable.cron import MAX_YEAR
-from hops_timetable.window import as_utc, format_hops_time, hops_window
-
-if TYPE_CHECKING:
-    from hops_timetable.cli import ScheduleSettings
+from hops_timetable.cli.errors import BadInput
+from hops_timetable.cli.options import MAX_COMPARE, check_count, now_from_args, settings_from_args
+from hops_timetable.cli.output import emit, render_table
+from hops_timetable.core.cron import MAX_YEAR
+from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.window import as_utc, format_hops_time, hops_window
 
 __all__ = ["Comparison", "Row", "compare"]
 
@@ -81,7 +84,6 @@ class Comparison:
         }
 
     def text(self) -> list[str]:
-        from hops_timetable.cli import _table
 
         def cell(value: tuple[datetime, datetime] | None) -> str:
             if value is None:
@@ -105,7 +107,9 @@ class Comparison:
             f"seen at {format_hops_time(self.now)}",
             "",
         ]
-        table = _table(["", "fire (run_after)", "Hopsworks interval", "CronDataInterval", "CronTrigger", "why"], rows)
+        table = render_table(
+            ["", "fire (run_after)", "Hopsworks interval", "CronDataInterval", "CronTrigger", "why"], rows
+        )
         return head + table + ["", *(f"note: {n}" for n in self.notes)]
 
 
@@ -124,7 +128,6 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
     from airflow.timetables.trigger import CronTriggerTimetable
 
     from hops_timetable._compat import builtin_next_dagrun_info, frozen_builtin_clock
-    from hops_timetable.cli import BadInput
 
     cron = settings.cron
     if cron.dialect == "quartz":
@@ -140,12 +143,8 @@ def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: 
     runs: dict[str, list[tuple[datetime, datetime, datetime]]] = {}
 
     policy = settings.policy()
-    hops: list[tuple[datetime, datetime, datetime]] = []
-    last: datetime | None = None
-    while len(hops) < n and (run := policy.next_run(last, now, catchup=settings.catchup)) is not None:
-        hops.append((run.fire, run.interval_start, run.fire))
-        last = run.fire
-    runs[HOPS] = hops
+    taken = itertools.islice(policy.runs(None, now, catchup=settings.catchup), n)
+    runs[HOPS] = [(run.fire, run.interval_start, run.fire) for run in taken]
 
     builtins: dict[str, Timetable] = {
         DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
@@ -234,3 +233,13 @@ def _align(
 
 def _short_name(name: str) -> str:
     return name.removesuffix("Timetable")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    frozen = args.now is not None
+    now = now_from_args(args)
+    settings = settings_from_args(args, now)
+    check_count("-n", args.n, MAX_COMPARE, "runs (Airflow's own timetables take milliseconds a run)")
+    result = compare(settings, now, args.n, freeze_clock=frozen)
+    emit(args, result.as_json(), result.text)
+    return 0

@@ -15,7 +15,7 @@ The model, for a timeline that begins at ``start`` and ends at ``until`` (inclus
   so a past start date with catch-up replays at that moment, as Airflow does when a DAG is first deployed.
 
 Every fire in ``(start, until]`` gets one decision (:class:`Decision`). The rules are the policy's own: this module
-only asks :class:`~hops_timetable.catchup.CatchupPolicy` and never re-derives them. Consecutive fires with the same
+only asks :class:`~hops_timetable.core.catchup.CatchupPolicy` and never re-derives them. Consecutive fires with the same
 decision and creation time form one :class:`FireRow`, and their number is counted by walking the cron at most
 ``count_cap`` steps, so a per-second schedule over a year costs milliseconds, not millions of steps. Pure: no
 Airflow import.
@@ -25,16 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import Enum
 
-from hops_timetable.catchup import After, CatchupPolicy, FireDecision
-from hops_timetable.cron import QuartzCron
-from hops_timetable.window import as_utc
+from hops_timetable.core.catchup import After, CatchupPolicy, FireDecision
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.window import TICK, as_utc
 
 __all__ = ["Decision", "Event", "FireRow", "created_fires", "expand", "simulate"]
 
-_TICK = timedelta(microseconds=1)
 _UNDEPLOYED = "not yet deployed"
 
 # Runs created one by one through next_run before the rest of an unbounded catch-up is summarised as a range.
@@ -131,7 +130,7 @@ class _Builder:
         # The policy's eligibility changes only at these instants, so between two of them one classify() answers
         # for every fire; ranges are cut there rather than classified fire by fire. A cut c splits (.., c] from
         # (c, ..): the start itself is excluded, while skip_to and the end belong to the later side.
-        cuts = [policy.start] + [t - _TICK for t in (policy.skip_to, policy.end) if t is not None]
+        cuts = [policy.start] + [t - TICK for t in (policy.skip_to, policy.end) if t is not None]
         self.cuts = sorted({t for t in cuts if t is not None})
 
     def count(self, first: datetime, last: datetime) -> tuple[int, bool]:
@@ -161,7 +160,7 @@ class _Builder:
         first = self.cron.next_after(after)
         if first is None or first > upto:
             return None
-        last = self.cron.prev_before(upto + _TICK)
+        last = self.cron.prev_before(upto + TICK)
         assert last is not None
         return first, last
 
@@ -215,7 +214,7 @@ def simulate(
         if look > until:
             break
         last, decided = _catch_up(out, policy, catchup, last, decided, look, label)
-        up_to = until if down is None else min(until, down.start - _TICK)
+        up_to = until if down is None else min(until, down.start - TICK)
         if up_to > decided:
             # Up and unpaused: every eligible fire becomes a run the moment it fires.
             out.classify_range(decided, up_to, Decision.CREATED)
@@ -259,7 +258,7 @@ def _catch_up(
         out.classify_range(decided, now, skipped, event=event)
         return last, now
     passed_over = Decision.DROPPED_NO_CATCHUP if not catchup else Decision.DROPPED_BOUND
-    out.classify_range(decided, created[0] - _TICK, passed_over, event=event)
+    out.classify_range(decided, created[0] - TICK, passed_over, event=event)
     for fire in created:
         out.emit(Decision.CREATED, fire, fire, created_at=now, event=event)
     newest = policy.newest_eligible_at_or_before(now)

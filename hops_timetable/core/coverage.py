@@ -2,7 +2,7 @@
 
 Given a DAG's schedule and its runs as Airflow recorded them (run type, state, data interval, ``conf``), every cron
 fire from the DAG's start to *now* gets one decision, in the outage simulator's vocabulary
-(:class:`~hops_timetable.simulate.Decision`):
+(:class:`~hops_timetable.core.simulate.Decision`):
 
 * ``created``: the fire has a scheduled or backfill run; its state says whether it ran, runs or failed.
 * ``dropped beyond max_catchup_runs`` / ``dropped: catchup=False``: no run, and the run created after the gap is
@@ -13,7 +13,7 @@ fire from the DAG's start to *now* gets one decision, in the outage simulator's 
   "now", or the run was deleted).
 
 Each run's HOPS window is the one its tasks see, by the operators' own rule
-(:func:`~hops_timetable.operators.window_conf.resolve_hops_env`): a window in ``conf["hops_window"]``, else the
+(:func:`~hops_timetable.core.conf_window.resolve_hops_env`): a window in ``conf["hops_window"]``, else the
 scheduler's window for scheduled and backfill runs, else none. The *expected* windows are those of every eligible
 fire up to now; the *processed* ones those of runs that succeeded or are in flight. Gaps are the parts of the
 expected span no processed window covers (each with the reasons of the fires there), overlaps the parts two
@@ -22,17 +22,23 @@ processed windows cover, duplicates identical windows of two runs. Pure: no Airf
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from hops_timetable.catchup import CatchupPolicy, FireDecision
-from hops_timetable.operators.window_conf import CONF_KEY, SCHEDULED_RUN_TYPES, HopsWindowError, resolve_hops_env
-from hops_timetable.operators.window_params import conf_with_form_window
-from hops_timetable.simulate import Decision
-from hops_timetable.window import HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
+from hops_timetable.core.catchup import CatchupPolicy, FireDecision
+from hops_timetable.core.conf_window import (
+    CONF_KEY,
+    SCHEDULED_RUN_TYPES,
+    HopsWindowError,
+    conf_with_form_window,
+    resolve_hops_env,
+)
+from hops_timetable.core.simulate import Decision
+from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
 
 __all__ = [
     "DONE_STATES",
@@ -46,7 +52,6 @@ __all__ = [
     "upcoming_windows",
 ]
 
-_TICK = timedelta(microseconds=1)
 
 DONE_STATES = frozenset({"success"})
 IN_FLIGHT_STATES = frozenset({"queued", "running"})
@@ -322,8 +327,8 @@ def _begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime 
 
 def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
     """Fires in ``(begin, now]`` before the end, at most the newest *cap*."""
-    upto = now if policy.end is None else min(now, policy.end - _TICK)
-    newest = policy.cron.prev_before(upto + _TICK)
+    upto = now if policy.end is None else min(now, policy.end - TICK)
+    newest = policy.cron.prev_before(upto + TICK)
     first = policy.cron.next_after(begin)
     if newest is None or first is None or first > newest:
         return [], False
@@ -453,12 +458,5 @@ def upcoming_windows(
     policy: CatchupPolicy, catchup: bool, offset_seconds: int | None, last_fire: datetime | None, now: datetime, n: int
 ) -> list[tuple[datetime, datetime, HopsWindow]]:
     """The next *n* runs as (fire, interval start, HOPS window), as the scheduler would make them from *now* on."""
-    out: list[tuple[datetime, datetime, HopsWindow]] = []
-    last = last_fire
-    while len(out) < n:
-        run = policy.next_run(last, now, catchup=catchup)
-        if run is None:
-            break
-        out.append((run.fire, run.interval_start, hops_window(run.interval_start, run.fire, offset_seconds)))
-        last = run.fire
-    return out
+    runs = itertools.islice(policy.runs(last_fire, now, catchup=catchup), n)
+    return [(run.fire, run.interval_start, hops_window(run.interval_start, run.fire, offset_seconds)) for run in runs]

@@ -1,6 +1,6 @@
 """Where a task's ``HOPS_*`` values come from, and the one log line that says so before the job runs.
 
-Pure: no Airflow import. The precedence itself is :func:`~hops_timetable.operators.window_conf.resolve_hops_env`;
+Pure: no Airflow import. The precedence itself is :func:`~hops_timetable.core.conf_window.resolve_hops_env`;
 this module only names which of its three sources supplied the values it returned.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hops_timetable.operators.window_conf import CONF_KEY, SCHEDULED_RUN_TYPES
-from hops_timetable.window import HOPS_ENV_KEYS
+from hops_timetable.core.conf_window import CONF_KEY, SCHEDULED_RUN_TYPES
+from hops_timetable.core.window import HOPS_ENV_KEYS
 
 __all__ = ["log_window", "window_source"]
 

@@ -9,7 +9,7 @@ What does not carry over is reported as a warning, never silently dropped: a dis
 paused), a negative start offset (written for the older offset model, in which the offset was added; it is turned
 into the positive number of seconds subtracted now), an end offset (ignored, as in Hopsworks), unknown keys, a
 dag_id shared with an earlier schedule (this one gets a suffix), and a cron expression this engine rejects (then the
-schedule is an error and no DAG file is produced). Every value is checked by :mod:`hops_timetable.validation`.
+schedule is an error and no DAG file is produced). Every value is checked by :mod:`hops_timetable.core.validation`.
 
 Every field is untrusted text from another system. A generated DAG file holds names and values only as Python
 literals built with ``repr`` (never pasted into code, comments or docstrings), and each file is parsed back and its
@@ -20,18 +20,23 @@ Airflow import; the produced DAG file imports Airflow when Airflow loads it.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import keyword
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Final
 
-from hops_timetable.cron import CronSyntaxError, QuartzCron
-from hops_timetable.validation import (
+from hops_timetable.cli.errors import BadInput
+from hops_timetable.cli.options import PROG
+from hops_timetable.cli.output import emit
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
     check_catchup_runs,
@@ -42,7 +47,7 @@ from hops_timetable.validation import (
     check_window_start,
     short_repr,
 )
-from hops_timetable.window import format_hops_time
+from hops_timetable.core.window import format_hops_time
 
 __all__ = [
     "MAX_JSON_BYTES",
@@ -80,7 +85,7 @@ _IGNORED = {"id", "href", "type", "nextExecutionDateTime"}
 def load_json(raw: str, source: str) -> object:
     """Parse the JSON text *raw* read from *source*, refusing documents over the size or depth limits.
 
-    Raises :class:`~hops_timetable.validation.ArgumentError` with one line naming *source* and the problem.
+    Raises :class:`~hops_timetable.core.validation.ArgumentError` with one line naming *source* and the problem.
     """
     if len(raw) > MAX_JSON_BYTES:
         raise ArgumentError(
@@ -502,3 +507,41 @@ def write_dag_files(results: list[ImportedSchedule], output: str, *, force: bool
     except OSError as exc:
         raise ArgumentError("--output", output, f"cannot write under --output {output!r}: {exc}") from None
     return [path for path, _ in files]
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from hops_timetable.cli.importer import MAX_JSON_BYTES, import_schedules, load_json, write_dag_files
+
+    if args.file == "-":
+        raw = sys.stdin.read(MAX_JSON_BYTES + 1)
+        source = "<stdin>"
+    else:
+        try:
+            with open(args.file, encoding="utf-8") as fh:
+                raw = fh.read(MAX_JSON_BYTES + 1)
+        except OSError as exc:
+            raise BadInput(f"cannot read {args.file!r}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise BadInput(f"{args.file!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        source = args.file
+    results = import_schedules(load_json(raw, source))
+    written: list[str] = []
+    if args.output is not None:
+        written = write_dag_files(results, args.output, force=args.force)
+    payload = {"schedules": [r.as_json() for r in results], "written": written}
+
+    def text() -> list[str]:
+        lines: list[str] = []
+        for r in results:
+            lines += r.text()
+            lines.append("")
+        lines += [f"wrote {w}" for w in written]
+        return lines
+
+    emit(args, payload, text)
+    failed = [r for r in results if r.errors]
+    # Errors go to stderr only, once each; the text on stdout names the failed schedules without repeating them.
+    for r in failed:
+        for err in r.errors:
+            print(f"{PROG} import: error: {r.label}: {err}", file=sys.stderr)
+    return 2 if failed else 0

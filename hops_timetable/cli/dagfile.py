@@ -6,12 +6,10 @@ import io
 import logging
 import os
 from contextlib import redirect_stderr, redirect_stdout
-from typing import TYPE_CHECKING
 
-from hops_timetable.window import as_utc
-
-if TYPE_CHECKING:
-    from hops_timetable.cli import ScheduleSettings
+from hops_timetable.cli.errors import BadInput
+from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.window import as_utc
 
 __all__ = ["settings_from_dag_file"]
 
@@ -22,7 +20,6 @@ def settings_from_dag_file(path: str, dag_id: str) -> ScheduleSettings:
     Raises ``ValueError`` naming the file and DAG when the file does not import, holds no such DAG, or the DAG is
     not scheduled with a ``HopsworksTimetable``.
     """
-    from hops_timetable.cli import BadInput, ScheduleSettings
 
     if not os.path.isfile(path):
         raise BadInput(f"--dag-file {path!r} is not a file")

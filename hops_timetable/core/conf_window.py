@@ -14,17 +14,20 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final, Literal
 
-from hops_timetable.validation import short_repr
-from hops_timetable.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, hops_window
+from hops_timetable.core.validation import short_repr
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, hops_window
 
 __all__ = [
     "CONF_KEY",
+    "END_PARAM",
     "LEGACY_ARG_MODES",
     "SCHEDULED_RUN_TYPES",
+    "START_PARAM",
     "WINDOW_KEYS",
     "HopsWindowError",
     "LegacyArgs",
     "check_legacy_args",
+    "conf_with_form_window",
     "legacy_arguments",
     "parse_conf_window",
     "parse_window_time",
@@ -236,3 +239,25 @@ def legacy_arguments(mode: LegacyArgs | None, env: Mapping[str, str]) -> list[st
     if mode is None or "HOPS_LOGICAL_DATE" not in env:
         return []
     return [*LEGACY_ARG_MODES[mode], env["HOPS_LOGICAL_DATE"]]
+
+
+# The Trigger form's window fields. Airflow's Trigger form turns DAG params into ``dag_run.conf`` entries of the
+# same names, one flat key per field; folded into ``conf["hops_window"]``, a window typed into the form goes
+# through exactly the validation of a window passed in ``conf``, and the coverage audit reads it the same way.
+START_PARAM = "hops_window_start_time"
+END_PARAM = "hops_window_end_time"
+
+
+def conf_with_form_window(conf: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """*conf* with the form's window fields as ``conf["hops_window"]``; unchanged when both fields are empty.
+
+    An explicit ``conf["hops_window"]`` wins over the fields. A field left empty while the other is set is passed
+    on as missing, so that the window's own validation names it.
+    """
+    if not isinstance(conf, Mapping) or CONF_KEY in conf:
+        return conf
+    start, end = conf.get(START_PARAM), conf.get(END_PARAM)
+    if start in (None, "") and end in (None, ""):
+        return conf
+    window = {key: value for key, value in (("start_time", start), ("end_time", end)) if value not in (None, "")}
+    return {**conf, CONF_KEY: window}

@@ -17,9 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["HOPS_ENV_KEYS", "HopsWindow", "as_utc", "format_hops_time", "hops_window", "parse_hops_time"]
+__all__ = ["HOPS_ENV_KEYS", "TICK", "HopsWindow", "as_utc", "format_hops_time", "hops_window", "parse_hops_time"]
 
 HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
+
+TICK = timedelta(microseconds=1)
+"""The smallest step of a datetime: "just before" a fire time, to find the fire itself with a strict search."""
 
 _HOPS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 

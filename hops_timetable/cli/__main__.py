@@ -1,0 +1,7 @@
+"""``python -m hops_timetable.cli``."""
+
+import sys
+
+from hops_timetable.cli.app import main
+
+sys.exit(main())

@@ -1,0 +1,155 @@
+"""The console entry point: the parser of every command, and how an error becomes an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hops_timetable.cli.errors import BadInput
+from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
+from hops_timetable.core.cron import CronSyntaxError
+from hops_timetable.core.validation import ArgumentError
+
+
+def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """Command *name* of ``hops_timetable.cli.<module>``, imported when it runs: ``next`` never loads ``compare``."""
+
+    def run(args: argparse.Namespace) -> int:
+        command: Callable[[argparse.Namespace], int] = getattr(
+            importlib.import_module(f"hops_timetable.cli.{module}"), name
+        )
+        return command(args)
+
+    return run
+
+
+def _parser() -> OneLineParser:
+    common = OneLineParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    common.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    schedule = schedule_options(cron_or_dag_file=False)
+    expression = "a Quartz cron expression in UTC (quote it), a 5-field cron or an @preset"
+
+    parser = OneLineParser(prog=PROG, description="Preview, explain, simulate and import Hopsworks job schedules.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+
+    p = sub.add_parser("next", parents=[common], help="the next (or previous) fire times of a cron expression")
+    p.add_argument("expression", help=expression)
+    p.add_argument("--after", help="count from this time (default: now)")
+    p.add_argument("-n", type=int, default=5, help=f"how many fire times (default 5, at most {MAX_COUNT:,})")
+    p.add_argument("--prev", action="store_true", help="previous fire times instead, newest first")
+    p.set_defaults(func=_lazy("next", "cmd_next"))
+
+    p = sub.add_parser("explain", parents=[common], help="what a cron expression means, field by field, and lints")
+    p.add_argument("expression", help=expression)
+    p.add_argument("--now", help="the present moment for 'never fires again' (default: the real clock)")
+    p.set_defaults(func=_lazy("explain", "cmd_explain"))
+
+    p = sub.add_parser(
+        "preview",
+        parents=[common, schedule_options(cron_or_dag_file=True)],
+        help="the next runs with Airflow and HOPS_* windows",
+    )
+    p.add_argument("-n", type=int, default=5, help=f"how many runs (default 5, at most {MAX_COUNT:,})")
+    p.add_argument("--dag-id", help="the DAG in --dag-file")
+    p.set_defaults(func=_lazy("preview", "cmd_preview"))
+
+    p = sub.add_parser("simulate", parents=[common, schedule], help="replay scheduling through outages and pauses")
+    p.add_argument("--outage", action="append", default=[], metavar="FROM..TO", help="Airflow down (repeatable)")
+    p.add_argument("--pause", action="append", default=[], metavar="FROM..TO", help="the DAG paused (repeatable)")
+    p.add_argument("--until", required=True, help="the end of the simulated timeline (inclusive)")
+    p.add_argument("--limit", type=int, default=200, help=f"the most rows printed (default 200, at most {MAX_COUNT:,})")
+    p.add_argument(
+        "--expand", type=int, default=24, help=f"list ranges of up to this many fires one by one (at most {MAX_EXPAND})"
+    )
+    p.set_defaults(func=_lazy("simulate", "cmd_simulate"))
+
+    p = sub.add_parser("compare", parents=[common, schedule], help="side by side with Airflow's cron timetables")
+    p.add_argument("-n", type=int, default=6, help=f"how many runs of each (default 6, at most {MAX_COMPARE})")
+    p.set_defaults(func=_lazy("compare", "cmd_compare"))
+
+    p = sub.add_parser("import", parents=[common], help="turn a Hopsworks job schedule (JSON) into a DAG")
+    p.add_argument("file", help="a JSON file as the Hopsworks REST API or Python SDK exports it, or - for stdin")
+    p.add_argument("--output", help="write the DAG file there (a directory when there are several schedules)")
+    p.add_argument("--force", action="store_true", help="overwrite DAG files that exist already")
+    p.set_defaults(func=_lazy("importer", "cmd_import"))
+
+    from hops_timetable.cli.audit import add_parser as add_audit
+
+    add_audit(sub, common)
+    return parser
+
+
+_BAD_INPUT = (BadInput, CronSyntaxError, ArgumentError)
+"""What the user must fix (exit 2). Every other exception is a bug (exit 1), even a ValueError."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line *argv* (default ``sys.argv[1:]``); returns the exit status (see the module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    json_out = "--json" in argv
+    command = next((a for a in argv if not a.startswith("-")), "")
+    prefix = f"{PROG} {command}".strip() if command in _COMMANDS else PROG
+    try:
+        args = _parser().parse_args(argv)
+        status: int = args.func(args)
+        sys.stdout.flush()
+        return status
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:
+        # The reader went away (| head): what it wanted is printed. Quiet, and no second error at exit's flush.
+        _silence_stdout()
+        return 0
+    except Exception as exc:
+        if debug:
+            raise
+        bad = isinstance(exc, _BAD_INPUT)
+        text = str(exc).splitlines()[0] if str(exc) else ""
+        if bad:
+            message = text or type(exc).__name__
+        elif _is_airflow_refusal(exc):
+            # Airflow unreachable or refusing a request is the environment's answer, not a bug of this tool.
+            message = text
+        else:
+            message = (
+                f"unexpected {type(exc).__name__}: {text[:200]} -- this is a bug in hops-timetable; run the "
+                "same command with --debug to see the traceback, and report it"
+            )
+        print(f"{prefix}: error: {message}", file=sys.stderr)
+        if json_out:
+            try:
+                print(json.dumps({"error": message, "status": 2 if bad else 1, **_error_details(exc)}))
+            except BrokenPipeError:
+                _silence_stdout()
+        return 2 if bad else 1
+
+
+def _is_airflow_refusal(exc: BaseException) -> bool:
+    # Imported here: audit is loaded only when its subcommand is registered, and pure commands stay light.
+    from hops_timetable.cli.audit import AuditError
+
+    return isinstance(exc, AuditError)
+
+
+_COMMANDS = ("next", "explain", "preview", "simulate", "compare", "import")
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing will flush into a closed pipe
+
+
+def _error_details(exc: Exception) -> dict[str, Any]:
+    if isinstance(exc, CronSyntaxError):
+        return {"field": exc.field, "token": exc.token, "position": exc.position, "hint": exc.hint}
+    return {}

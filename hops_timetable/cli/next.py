@@ -1,0 +1,40 @@
+"""``hops-timetable next``: the next (or previous) fire times of a cron expression."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+
+from hops_timetable.cli.options import MAX_COUNT, UTC, check_count, parse_time
+from hops_timetable.cli.output import emit, fmt_time
+from hops_timetable.core.cron import QuartzCron
+
+
+def cmd_next(args: argparse.Namespace) -> int:
+    cron = QuartzCron(args.expression)
+    after = parse_time("--after", args.after) if args.after else datetime.now(UTC)
+    check_count("-n", args.n, MAX_COUNT, "fire times")
+    times: list[datetime] = []
+    moment = after
+    while len(times) < args.n:
+        fire = cron.prev_before(moment) if args.prev else cron.next_after(moment)
+        if fire is None:
+            break
+        times.append(fire)
+        moment = fire
+    payload = {
+        "expression": cron.source,
+        "normalized": cron.expression,
+        "direction": "previous" if args.prev else "next",
+        "after": fmt_time(after),
+        "times": [fmt_time(t) for t in times],
+    }
+
+    def text() -> list[str]:
+        word = "before" if args.prev else "after"
+        head = f"{cron.expression}  ({cron.describe()}); {len(times)} fire(s) {word} {fmt_time(after)}:"
+        tail = [] if len(times) == args.n else ["(no more fire times: the schedule never fires again)"]
+        return [head, *[f"  {fmt_time(t)}" for t in times], *tail]
+
+    emit(args, payload, text)
+    return 0

@@ -1,0 +1,45 @@
+"""The error every refused cron expression raises: where, why, and how to rewrite it."""
+
+from __future__ import annotations
+
+__all__ = ["CronSyntaxError"]
+
+
+class CronSyntaxError(ValueError):
+    """A cron expression that is not valid in the Hopsworks dialect.
+
+    ``field`` is the field name (``"day-of-month"``), ``token`` the offending list item, ``position`` its
+    1-based character position in ``expression``; each is None when the error concerns the whole string.
+    ``hint`` says how to rewrite it, when there is a rewrite. ``rewrites`` holds the rewritten expressions the
+    hint proposes: each parses, and together (one schedule each) they fire where the most likely reading of
+    the original does; for a 5-field expression refused as ambiguous, that reading is croniter's (Airflow's).
+    """
+
+    def __init__(
+        self,
+        why: str,
+        *,
+        expression: str,
+        field: str | None = None,
+        token: str | None = None,
+        position: int | None = None,
+        hint: str | None = None,
+        message: str | None = None,
+        rewrites: tuple[str, ...] = (),
+    ) -> None:
+        self.expression = expression
+        self.field = field
+        self.token = token
+        self.position = position
+        self.hint = hint
+        self.why = why
+        self.rewrites = rewrites
+        if field is not None and token is not None:
+            where = f"invalid {field} token {token!r} at position {position} in {expression!r}"
+        else:
+            where = f"invalid cron expression {expression!r}"
+        if message is None:
+            message = f"{where}: {why}"
+            if hint:
+                message += f" ({hint})"
+        super().__init__(message)
