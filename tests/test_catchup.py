@@ -6,6 +6,7 @@ import itertools
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -174,7 +175,7 @@ CRONS = [
 moments = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(expr=st.sampled_from(CRONS), start=moments, span=st.integers(min_value=1, max_value=40 * 86400))
 def test_consecutive_runs_tile_when_nothing_is_skipped(expr: str, start: datetime, span: int) -> None:
     cron = QuartzCron(expr)
@@ -190,7 +191,7 @@ def test_consecutive_runs_tile_when_nothing_is_skipped(expr: str, start: datetim
         assert runs[-1].fire == cron.prev_before(now + timedelta(microseconds=1))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     expr=st.sampled_from(CRONS),
     last=moments,
@@ -213,7 +214,7 @@ def test_at_most_n_runs_follow_an_outage_and_they_are_the_newest(
     assert [r.fire for r in runs] == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     expr=st.sampled_from(CRONS),
     start=moments,

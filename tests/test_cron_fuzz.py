@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -97,7 +98,7 @@ def exercise(text: str) -> None:
     assert QuartzCron(cron.expression) == cron
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40))
 def test_random_text_parses_or_raises_cron_syntax_error(text: str) -> None:
     exercise(text)
@@ -112,7 +113,7 @@ def token_soup(draw: st.DrawFn) -> str:
     return " ".join(fields)
 
 
-@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(token_soup())
 def test_token_soup_parses_or_raises_cron_syntax_error(text: str) -> None:
     exercise(text)
@@ -150,7 +151,7 @@ def cron_shaped(draw: st.DrawFn) -> str:
     return " ".join(fields)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(cron_shaped())
 def test_cron_shaped_strings(text: str) -> None:
     exercise(text)

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 from croniter import croniter
+from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -218,7 +219,7 @@ def cron_shaped(draw: st.DrawFn) -> str:
     return " ".join("".join(draw(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=4))) for _ in range(fields))
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cron_shaped())
 def test_every_proposed_rewrite_parses(text: str) -> None:
     try:

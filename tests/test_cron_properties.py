@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 from croniter import croniter
 from croniter.croniter import CroniterBadDateError
+from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -222,7 +223,7 @@ whole_seconds = instants.map(lambda t: t.replace(microsecond=0))
 # Quartz properties
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(quartz_case(), st.one_of(instants, whole_seconds))
 def test_next_and_prev_agree_with_brute_force_oracle(case: Case, t: datetime) -> None:
     cron = QuartzCron(case.text)
@@ -239,7 +240,7 @@ def test_next_and_prev_agree_with_brute_force_oracle(case: Case, t: datetime) ->
             at = found
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(quartz_case(), st.one_of(instants, whole_seconds))
 def test_fires_match_and_round_trip(case: Case, t: datetime) -> None:
     cron = QuartzCron(case.text)
@@ -260,7 +261,7 @@ def test_fires_match_and_round_trip(case: Case, t: datetime) -> None:
     assert again == cron and again.next_after(t) == nxt
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(quartz_case(), whole_seconds)
 def test_no_fire_strictly_between_t_and_next(case: Case, t: datetime) -> None:
     cron = QuartzCron(case.text)
@@ -273,7 +274,7 @@ def test_no_fire_strictly_between_t_and_next(case: Case, t: datetime) -> None:
         probe += timedelta(seconds=1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(quartz_case(), instants, st.integers(-14 * 60, 14 * 60))
 def test_zone_of_input_does_not_matter(case: Case, t: datetime, offset_minutes: int) -> None:
     cron = QuartzCron(case.text)
@@ -357,7 +358,7 @@ def croniter_answer(expression: str, t: datetime, forward: bool) -> datetime | N
     return found.replace(tzinfo=UTC)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(unix_expression(), whole_seconds)
 def test_five_field_expressions_give_croniters_answers(expression: str, t: datetime) -> None:
     # croniter before 7.0 (what Airflow 3.0 to 3.4 pin) reads a day-of-week step from a single start (`6/1`,
@@ -370,7 +371,7 @@ def test_five_field_expressions_give_croniters_answers(expression: str, t: datet
     assert cron.prev_before(t) == croniter_answer(expression, t, forward=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(unix_expression(), whole_seconds)
 def test_quartz_spelling_of_a_five_field_expression_is_equivalent(expression: str, t: datetime) -> None:
     cron = QuartzCron(expression)
@@ -381,7 +382,7 @@ def test_quartz_spelling_of_a_five_field_expression_is_equivalent(expression: st
     assert quartz.prev_before(t) == cron.prev_before(t)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     expr=st.sampled_from(
         [
@@ -498,7 +499,7 @@ def extended_unix_expression(draw: st.DrawFn) -> str:
     )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(800), deadline=None)
 @given(extended_unix_expression(), whole_seconds)
 def test_five_field_extensions_give_croniters_answers(expression: str, t: datetime) -> None:
     assume(CRONITER_READS_W or "W" not in expression.split()[2].upper())

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 import pendulum
 from airflow.timetables.base import DagRunInfo, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
+from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,7 +130,7 @@ ACTIONS = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     cron=st.sampled_from(CRONS),
     start_minutes=st.integers(0, 3000),
@@ -184,7 +185,7 @@ def test_random_histories_keep_logical_dates_unique_and_scheduled_runs_moving_fo
         assert model.scheduled[0].start > last.start and model.scheduled[0].run_after > last.run_after
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     cron=st.sampled_from(CRONS),
     start_minutes=st.integers(0, 3000),
@@ -213,7 +214,7 @@ def test_without_a_bound_the_windows_tile_from_any_previous_timetable_on(
         assert current.start == previous.end
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     cron=st.sampled_from(CRONS),
     start_minutes=st.integers(0, 3000),
@@ -245,7 +246,7 @@ def test_a_backfill_is_the_scheduled_set_of_its_range(
 FIVE_FIELD = ["0 * * * *", "*/15 * * * *", "30 9 * * 1-5", "0 0,12 * * *", "5 4 * * 0"]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     cron=st.sampled_from(FIVE_FIELD),
     fire_index=st.integers(0, 50),

@@ -71,7 +71,18 @@ def fresh_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert constraints.is_file(), f"no pinned set for the Airflow this runs on: {constraints}"
     venv = tmp_path_factory.mktemp("fresh") / "venv"
     _run(uv, "venv", "-q", str(venv), "--python", sys.executable)
-    _run(uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), "-c", str(constraints), str(wheel))
+    _run(
+        uv,
+        "pip",
+        "install",
+        "-q",
+        "--compile-bytecode",
+        "--python",
+        str(venv / "bin" / "python"),
+        "-c",
+        str(constraints),
+        str(wheel),
+    )
     return venv
 
 

@@ -23,6 +23,7 @@ import time_machine
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.timetables.base import DagRunInfo
+from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -324,7 +325,7 @@ def edits(draw: st.DrawFn) -> list[tuple[Settings, int]]:
     return versions
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(edits())
 def test_random_edit_sequences_never_duplicate_nor_stall(versions: list[tuple[Settings, int]]) -> None:
     scheduler = Scheduler(core_next(versions[0][0]))

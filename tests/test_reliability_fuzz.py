@@ -27,6 +27,7 @@ import pendulum
 import pytest
 import time_machine
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
+from fuzzing import examples
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -51,7 +52,7 @@ EDGES = [datetime(1970, 1, 1, tzinfo=UTC), datetime(2099, 12, 31, 23, 59, 59, tz
 FIXED_ZONES = [UTC, timezone(timedelta(hours=14)), timezone(timedelta(hours=-12)), timezone(timedelta(minutes=-1))]
 AWARE_LOW, AWARE_HIGH = _seconds(datetime(1, 1, 3, tzinfo=UTC)), _seconds(datetime(9999, 12, 29, tzinfo=UTC))
 
-FUZZ = settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(5000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Every month of the supported calendar, plus the two probes just outside it.
 MONTHS_IN_RANGE = (LAST_YEAR - MIN_YEAR + 1) * 12

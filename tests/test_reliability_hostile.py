@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from airflow.models.dagrun import DagRun
+from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ from hops_timetable.core.conf_window import (
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
 
-FUZZ = settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(5000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 RUN_TYPES = ["scheduled", "backfill", "manual", "asset_triggered", "operator_triggered", None, "SCHEDULED", ""]
 
@@ -162,7 +163,7 @@ def test_quoted_arguments_split_back_into_the_same_words(value: str, legacy: str
     assert shlex.split(command) == ["python", "job.py", "--table", "events", *arguments]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(value=ANY_WORD, legacy=st.sampled_from(list(LEGACY_ARG_MODES)))
 def test_a_real_bash_receives_exactly_the_quoted_words(value: str, legacy: str) -> None:
     arguments = legacy_arguments(legacy, {"HOPS_LOGICAL_DATE": value})  # type: ignore[arg-type]
@@ -196,7 +197,7 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Job]:
     yield Job(tmp_path_factory.mktemp("hostile-job"))
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conf=hostile_conf(), run_type=st.sampled_from(["scheduled", "manual", "asset_triggered"]))
 def test_operators_raise_before_the_job_runs_on_a_rejected_window(job: Job, conf: Any, run_type: str) -> None:
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,7 +160,7 @@ def _replay(
     return created
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     cron=st.sampled_from(["0 0 * ? * * *", "0 */20 * ? * * *", "0 0 9,17 ? * MON-FRI *", "0 30 */5 * * ?"]),
     catchup=st.booleans(),

@@ -15,6 +15,7 @@ from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
+from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -273,7 +274,7 @@ DOWS = ["*", "1-5", "0,6", "MON"]
 OLD_CRONITER = tuple(int(p) for p in importlib.metadata.version("croniter").split(".")[:2]) < (6, 2)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     minute=st.sampled_from(MINUTES),
     hour=st.sampled_from(HOURS),
