@@ -76,8 +76,9 @@ HAS_DAG_MODEL_HOOK: bool = hasattr(Timetable, "next_run_info_from_dag_model")
 """Whether the scheduler asks the timetable about the stored next run before creating it (Airflow 3.2 and later).
 
 3.0 and 3.1 create the run stored in ``DagModel.next_dagrun`` without asking, so after an outage longer than the
-catch-up bound that one stale run is created as well, before the newest ``max_catchup_runs`` (see the README's
-version table). The override in :class:`~hops_timetable.timetable.HopsworksTimetable` is simply never called there.
+catch-up bound that one stale run is created as well, before the newest ``max_catchup_runs`` (see the version table
+in docs/airflow-versions.md). The override in :class:`~hops_timetable.timetable.HopsworksTimetable` is simply
+never called there.
 """
 
 

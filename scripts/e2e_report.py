@@ -1,5 +1,6 @@
-"""Render the README's observed run lists: what our timetable made in the end-to-end suite, next to what Airflow's
-built-in ``CronDataIntervalTimetable`` and ``CronTriggerTimetable`` make on the same cron in the same situation.
+"""Render the observed run lists of docs/testing.md: what our timetable made in the end-to-end suite, next to what
+Airflow's built-in ``CronDataIntervalTimetable`` and ``CronTriggerTimetable`` make on the same cron in the same
+situation.
 
 Usage::
 

@@ -43,7 +43,7 @@ def wait_runs(
 def report(name: str, **payload: object) -> None:
     """Save a scenario's observed runs as ``$E2E_REPORT_DIR/<name>.json`` when that variable is set.
 
-    ``scripts/e2e_report.py`` turns these files into the run lists of the README.
+    ``scripts/e2e_report.py`` turns these files into the run lists of docs/testing.md.
     """
     folder = os.environ.get("E2E_REPORT_DIR")
     if not folder:

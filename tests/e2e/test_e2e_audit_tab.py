@@ -289,7 +289,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
 
 
 def _screenshot(driver: Any, name: str) -> None:
-    """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (the README's pictures)."""
+    """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (the pictures of docs/audit-and-ui.md)."""
     folder = os.environ.get("E2E_SCREENSHOT_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)

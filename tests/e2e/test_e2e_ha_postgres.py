@@ -142,7 +142,7 @@ class PostgresStack(AirflowStack):
 
 @dataclass
 class HaReport:
-    """The numbers of one run of the scenario, as the README reports them."""
+    """The numbers of one run of the scenario, as docs/high-availability.md reports them."""
 
     fires: int
     runs: int

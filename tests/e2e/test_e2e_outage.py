@@ -54,7 +54,7 @@ def test_catchup_false_after_an_outage_makes_one_run_for_the_newest_fire(stacks:
     after = runs[len(before) :]
     assert fires(runs[: len(before)]) == fires(before)
     if not HAS_DAG_MODEL_HOOK:
-        # Airflow 3.0 and 3.1 create the stored run without asking the timetable (the README's version table):
+        # Airflow 3.0 and 3.1 create the stored run without asking the timetable (docs/airflow-versions.md):
         # exactly that one stale run comes first, then the same runs as on 3.2 and later.
         assert fires(after)[0] == stale, f"the stale stored next run {stale} was expected first: {fires(after)}"
         after = after[1:]

@@ -92,7 +92,7 @@ def each_fire(rows: list[FireRow], cron: QuartzCron, upto: datetime) -> dict[dat
 
 @pytest.mark.skipif(
     not HAS_DAG_MODEL_HOOK,
-    reason="the simulator models Airflow 3.2+, where the timetable checks the stored run (README: Airflow versions)",
+    reason="the simulator models Airflow 3.2+, where the timetable checks the stored run (docs/airflow-versions.md)",
 )
 def test_simulator_predicts_the_run_set_of_a_real_scheduler_through_an_outage_and_a_pause(
     stacks: StackFactory, tmp_path: Path

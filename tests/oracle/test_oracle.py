@@ -3,7 +3,7 @@
 Per start instant the vectors hold Quartz's next 6 and previous 6 fires; per expression whether Quartz accepts
 it. The engine must give the same fires wherever both accept, refuse whatever Quartz refuses, refuse whatever
 Quartz cannot evaluate (``getTimeAfter`` never returns, throws, or is not monotone), and refuse what Quartz
-accepts only for one of the documented reasons of the dialect (README, "Cron dialect").
+accepts only for one of the documented reasons of the dialect (docs/cron-dialect.md).
 
 By default a fixed sample runs (the hand-picked expressions and every 12th other one); ``ORACLE_FULL=1`` runs
 all of them.
@@ -30,7 +30,7 @@ FULL = os.environ.get("ORACLE_FULL", "") not in ("", "0")
 SAMPLE_EVERY = 12
 HAND_PICKED = 110  # the first records are generate.HAND_PICKED, in order
 
-# Why the engine refuses expressions that Quartz 2.3.2 accepts: each is a rule of the dialect, in the README.
+# Why the engine refuses expressions that Quartz 2.3.2 accepts: each is a rule of the dialect, in docs/cron-dialect.md.
 DELIBERATE = (
     "Quartz 2.3.2 ignores a step after a name",  # Quartz drops the step: MON/2 is every Monday
     "'#' cannot be used in a list",  # Quartz fires only on the n-th of the lowest day of the list
