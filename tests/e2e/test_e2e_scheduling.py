@@ -29,8 +29,8 @@ TEN = timedelta(seconds=10)
 
 # Airflow 3.0 and 3.1 create DagModel.next_dagrun as stored, without asking the timetable (the version table of
 # docs/airflow-versions.md): a stored run that went stale before the scheduler created it (a slow scheduler, an
-# unpause) is created as well, one run before the bounded catch-up. These scenarios expect the 3.2+ behaviour; on 3.0 the outage test
-# checks that exact difference.
+# unpause) is created as well, one run before the bounded catch-up. These scenarios expect the 3.2+ behaviour; on
+# 3.0 the outage test checks that exact difference.
 STORED_RUN_IS_CHECKED = pytest.mark.skipif(
     not HAS_DAG_MODEL_HOOK,
     reason="Airflow < 3.2 creates a stale stored next run without asking the timetable (docs/airflow-versions.md)",
