@@ -29,7 +29,7 @@ import logging
 import warnings
 from datetime import datetime, timezone
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import pendulum
 from airflow.exceptions import AirflowTimetableInvalid
@@ -81,6 +81,33 @@ def _pendulum(value: datetime) -> pendulum.DateTime:
     return pendulum.DateTime(
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, tzinfo=_UTC
     )
+
+
+_T = TypeVar("_T")
+
+
+class _Setting(Generic[_T]):
+    """A read-only setting of the timetable: the attribute ``_<name>`` that ``__init__`` set, under ``<name>``."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+        self._attr = f"_{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Setting[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _Setting[_T] | _T:
+        if obj is None:
+            return self
+        value: _T = getattr(obj, self._attr)
+        return value
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"{self._name} is read-only: a timetable never changes after it is built")
 
 
 class HopsworksTimetable(Timetable):
@@ -173,40 +200,17 @@ class HopsworksTimetable(Timetable):
     def description(self) -> str:  # type: ignore[override]
         return self._description
 
-    @property
-    def start_time_offset_seconds(self) -> int | None:
-        """Seconds by which the HOPS window is moved earlier (``None``: not at all)."""
-        return self._start_time_offset_seconds
-
-    @property
-    def end_time_offset_seconds(self) -> int | None:
-        """Accepted and ignored, as in Hopsworks."""
-        return self._end_time_offset_seconds
-
-    @property
-    def max_catchup_runs(self) -> int | None:
-        """The most runs made for the fires missed during an outage (``None``: no bound)."""
-        return self._max_catchup_runs
-
-    @property
-    def skip_to_date(self) -> datetime | None:
-        """Fires before this are never run."""
-        return self._skip_to_date
-
-    @property
-    def start_time(self) -> datetime | None:
-        """The DAG's start date, when the timetable was given it."""
-        return self._start_time
-
-    @property
-    def end_time(self) -> datetime | None:
-        """The DAG's (exclusive) end date, when the timetable was given it."""
-        return self._end_time
-
-    @property
-    def catchup(self) -> bool | None:
-        """The DAG's catchup, when the timetable was given it."""
-        return self._catchup
+    start_time_offset_seconds: _Setting[int | None] = _Setting(
+        "Seconds by which the HOPS window is moved earlier (``None``: not at all)."
+    )
+    end_time_offset_seconds: _Setting[int | None] = _Setting("Accepted and ignored, as in Hopsworks.")
+    max_catchup_runs: _Setting[int | None] = _Setting(
+        "The most runs made for the fires missed during an outage (``None``: no bound)."
+    )
+    skip_to_date: _Setting[datetime | None] = _Setting("Fires before this are never run.")
+    start_time: _Setting[datetime | None] = _Setting("The DAG's start date, when the timetable was given it.")
+    end_time: _Setting[datetime | None] = _Setting("The DAG's (exclusive) end date, when the timetable was given it.")
+    catchup: _Setting[bool | None] = _Setting("The DAG's catchup, when the timetable was given it.")
 
     def _describe(self) -> str:
         offset = self.start_time_offset_seconds
