@@ -54,15 +54,38 @@ def create_backfill(stack: AirflowStack, body: dict[str, object], attempts: int 
 
 
 def scheduler_tracebacks(stack: AirflowStack, first_generation: int = 1) -> list[str]:
-    """Tracebacks in the scheduler's logs from *first_generation* on (a stopped scheduler's tasks may log some)."""
+    """Tracebacks in the scheduler's logs from *first_generation* on (a stopped scheduler's tasks may log some),
+    and any IntegrityError line.
+
+    One traceback is Airflow's own and says nothing about the timetable: SIGTERM arriving while SQLAlchemy closes
+    a connection, so the scheduler's ``_exit_gracefully`` raises ``SystemExit`` inside the pool's close and the
+    pool logs it. Such a block ends in ``SystemExit``; every other block counts.
+    """
     found = []
     for log in sorted((stack.home / "component-logs").glob("scheduler.*.log")):
         if int(log.name.split(".")[1]) < first_generation:
             continue
         text = log.read_text(errors="replace")
-        if "Traceback" in text or "IntegrityError" in text:
-            found.append(f"{log.name}:\n{text[-3000:]}")
+        blocks = [block for block in traceback_blocks(text) if not block[-1].startswith("SystemExit")]
+        if blocks or "IntegrityError" in text:
+            found.append(f"{log.name}:\n" + "\n\n".join("\n".join(block) for block in blocks) + f"\n{text[-1500:]}")
     return found
+
+
+def traceback_blocks(text: str) -> list[list[str]]:
+    """Each ``Traceback (most recent call last):`` block of a log, up to and with its exception line (the first
+    line after it that is not indented)."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            current = [line]
+            blocks.append(current)
+        elif current is not None:
+            current.append(line)
+            if line and not line[0].isspace():
+                current = None
+    return blocks
 
 
 def assert_unique_logical_dates(stack: AirflowStack, dag_id: str) -> None:
