@@ -522,6 +522,7 @@ def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
 
 
 _PayloadKey = tuple[tuple[str, type, Any], ...]
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _payload_key(data: object) -> _PayloadKey | None:
@@ -531,12 +532,10 @@ def _payload_key(data: object) -> _PayloadKey | None:
     Each value's type is part of the key: ``True == 1 == 1.0`` in Python, and a payload with ``catchup=1`` or
     ``version=True`` must be refused, not answered with the timetable of ``catchup=True`` or ``version=1``.
     """
-    if type(data) is not dict or not all(type(k) is str for k in data):
+    if type(data) is not dict:
         return None
-    key = tuple(sorted((k, type(v), v) for k, v in data.items()))
-    try:
-        hash(key)
-    except TypeError:
+    key = tuple((k, type(v), v) for k, v in data.items())
+    if not all(type(k) is str and t in _SCALARS for k, t, _ in key):
         return None
     return key
 
