@@ -25,6 +25,7 @@ DAG then silently stops being scheduled; the scheduling methods themselves never
 
 from __future__ import annotations
 
+import functools
 import logging
 import warnings
 from datetime import datetime, timezone
@@ -37,7 +38,7 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 
 from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
-from hops_timetable.core.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.cron import CronSyntaxError, QuartzCron, parse_shared
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
@@ -150,7 +151,7 @@ class HopsworksTimetable(Timetable):
                 f"HopsworksTimetable takes no timezone (got timezone={timezone!r}): Hopsworks evaluates every "
                 "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
             )
-        self._cron = QuartzCron(cron_expression)
+        self._cron = parse_shared(cron_expression)
         self._start_time_offset_seconds = check_offset("start_time_offset_seconds", start_time_offset_seconds)
         self._end_time_offset_seconds = check_offset("end_time_offset_seconds", end_time_offset_seconds)
         self._max_catchup_runs = check_catchup_runs("max_catchup_runs", max_catchup_runs)
@@ -290,6 +291,13 @@ class HopsworksTimetable(Timetable):
         its key does not accept raises :class:`~hops_timetable.core.validation.ArgumentError` (a ``ValueError``), one
         message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
         """
+        key = _payload_key(data)
+        if key is not None:
+            return _deserialize_shared(cls, key)
+        return cls._from_payload(data)
+
+    @classmethod
+    def _from_payload(cls, data: object) -> HopsworksTimetable:
         arguments = _payload_arguments(data)
         with warnings.catch_warnings():
             # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
@@ -511,6 +519,32 @@ def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
         else f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
     )
     return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
+
+
+_PayloadKey = tuple[tuple[str, type, Any], ...]
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _payload_key(data: object) -> _PayloadKey | None:
+    """What defines the timetable a payload holds, as a hashable key; ``None`` for a payload that is not a flat
+    object of hashable values with string keys (the uncached path then refuses it, with its message).
+
+    Each value's type is part of the key: ``True == 1 == 1.0`` in Python, and a payload with ``catchup=1`` or
+    ``version=True`` must be refused, not answered with the timetable of ``catchup=True`` or ``version=1``.
+    """
+    if type(data) is not dict:
+        return None
+    key = tuple((k, type(v), v) for k, v in data.items())
+    if not all(type(k) is str and t in _SCALARS for k, t, _ in key):
+        return None
+    return key
+
+
+@functools.lru_cache(maxsize=4096)
+def _deserialize_shared(cls: type[HopsworksTimetable], key: _PayloadKey) -> HopsworksTimetable:
+    # A timetable never changes after it is built, so one instance per distinct payload serves every DAG that
+    # stores it, on every deserialization; refused payloads raise every time (exceptions are not cached).
+    return cls._from_payload({name: value for name, _, value in key})
 
 
 def _payload_arguments(data: object) -> dict[str, Any]:

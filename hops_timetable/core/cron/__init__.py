@@ -11,8 +11,8 @@ One idea per module: :mod:`.errors` (the error and its rewrite hint), :mod:`.fie
 evaluator, :class:`QuartzCron`) and :mod:`.explain` (English prose and lints). Pure: standard library only.
 """
 
-from hops_timetable.core.cron.engine import QuartzCron
+from hops_timetable.core.cron.engine import QuartzCron, parse_shared
 from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.fields import LAST_YEAR, MAX_YEAR, MIN_YEAR, Dialect
 
-__all__ = ["LAST_YEAR", "MAX_YEAR", "MIN_YEAR", "CronSyntaxError", "Dialect", "QuartzCron"]
+__all__ = ["LAST_YEAR", "MAX_YEAR", "MIN_YEAR", "CronSyntaxError", "Dialect", "QuartzCron", "parse_shared"]

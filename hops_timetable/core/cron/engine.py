@@ -15,6 +15,7 @@ hashable, picklable and safe to share between threads.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
@@ -43,7 +44,7 @@ from hops_timetable.core.cron.fields import (
 )
 from hops_timetable.core.cron.parse import _compress, _is_odd_space, _Parser, _same_in_quartz
 
-__all__ = ["QuartzCron"]
+__all__ = ["QuartzCron", "parse_shared"]
 
 # ---------------------------------------------------------------------------------------------------------
 # The public class
@@ -610,3 +611,20 @@ class QuartzCron:
     def lints(self, now: datetime | None = None) -> list[str]:
         """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
         return explain.lints(self, now)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shared(expression: str) -> QuartzCron:
+    return QuartzCron(expression)
+
+
+def parse_shared(expression: str) -> QuartzCron:
+    """``QuartzCron(expression)``, parsed once per distinct string and then shared (at most 4,096 kept).
+
+    Safe because a ``QuartzCron`` is immutable: the scheduler deserializes a DAG's timetable for each decision, and
+    parsing again each time would cost more than the decision. A refused expression raises every time (errors are
+    not cached), as the constructor does.
+    """
+    if not isinstance(expression, str):
+        return QuartzCron(expression)
+    return _shared(expression)
