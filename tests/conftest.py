@@ -54,3 +54,22 @@ def airflow_db() -> None:
     from airflow.utils import db
 
     db.resetdb()
+    _share_the_in_process_execution_api()
+
+
+def _share_the_in_process_execution_api() -> None:
+    """One in-process Execution API app for every task ``dag.test()`` runs, as one api-server serves every task.
+
+    ``dag.test()`` builds a new ``InProcessExecutionAPI`` for each task, and before Airflow 3.3 building its app
+    (cadwyn generating every API version's routes) costs 3-8 s of CPU: most of this suite's time on 3.0-3.2. So
+    there the first app built is the one every later instance hands out. From 3.3 on each app has its own lifespan
+    and services registry, and is cheap; it is left as Airflow makes it.
+    """
+    from hops_timetable import _compat
+
+    if _compat.AIRFLOW_VERSION >= (3, 3):
+        return
+    from airflow.api_fastapi.execution_api.app import InProcessExecutionAPI
+
+    shared = InProcessExecutionAPI().app
+    InProcessExecutionAPI.app = property(lambda _self: shared)  # type: ignore[method-assign,assignment]
