@@ -328,14 +328,16 @@ class HopsworksTimetable(Timetable):
 
     # -- the rules --------------------------------------------------------------------------------------------
 
-    def policy(self, restriction: TimeRestriction) -> CatchupPolicy:
+    def policy(self, restriction: TimeRestriction | None = None) -> CatchupPolicy:
         """The catch-up policy for a DAG with this (own, not a backfill's) restriction.
 
         When the timetable holds the DAG's restriction, its start and end are the schedule's; otherwise the
-        restriction's.
+        restriction's (none given: no start and no end).
         """
         if self._catchup is not None:
             key: tuple[datetime | None, datetime | None] = (self._start_time, self._end_time)
+        elif restriction is None:
+            key = (None, None)
         else:
             key = (
                 None if restriction.earliest is None else as_utc(restriction.earliest),
@@ -460,16 +462,21 @@ class HopsworksTimetable(Timetable):
             return info
         stored = Run(fire=as_utc(info.run_after), interval_start=as_utc(info.data_interval.start))
         now = datetime.now(timezone.utc)
-        following = self._cron.next_after(stored.fire)
-        if following is None or following > now:
-            return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
-        restriction = self._own_restriction(dag_model)
-        if restriction is None:
-            return info
-        run = self.policy(restriction).stored_run(
+        if self._catchup is not None:
+            # The timetable holds the DAG's restriction: nothing to read, and stored_run checks what is due.
+            policy, catchup = self.policy(), self._catchup
+        else:
+            following = self._cron.next_after(stored.fire)
+            if following is None or following > now:
+                return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
+            restriction = _compat.stored_time_restriction(dag_model)
+            if restriction is None:
+                return info
+            policy, catchup = self.policy(restriction), restriction.catchup
+        run = policy.stored_run(
             stored,
             now,
-            catchup=restriction.catchup,
+            catchup=catchup,
             taken=lambda logical_date: _compat.logical_date_taken(dag_model, _pendulum(logical_date)),
             max_skips=_MAX_TAKEN_SKIPS,
         )
@@ -483,14 +490,6 @@ class HopsworksTimetable(Timetable):
             run.fire.isoformat(),
         )
         return self._run_info(run)
-
-    def _own_restriction(self, dag_model: DagModel) -> TimeRestriction | None:
-        """The DAG's own restriction: from the timetable when it holds it, else from the serialized DAG."""
-        if self._catchup is not None:
-            return TimeRestriction(
-                _optional_pendulum(self._start_time), _optional_pendulum(self._end_time), self._catchup
-            )
-        return _compat.stored_time_restriction(dag_model)
 
 
 _PAYLOAD_KEYS = (
