@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
-from hops_timetable.core.window import format_hops_time
+from hops_timetable.core.settings import fmt_time
 
-
-def fmt_time(value: datetime | None) -> str | None:
-    return None if value is None else format_hops_time(value)
+__all__ = ["emit", "fmt_time", "render_table"]
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], list[str]]) -> None:

@@ -11,6 +11,12 @@ from hops_timetable.cli.options import FILE_SETTINGS, MAX_COUNT, check_count, no
 from hops_timetable.cli.output import emit, fmt_time, render_table
 from hops_timetable.core.window import hops_window
 
+# The preview starts from a DAG that has not run yet; a deployed DAG may have made (or dropped) these runs already.
+DUE_NOTE = [
+    "* due already: created as soon as a DAG that has not run yet is scheduled; a DAG that has been running may",
+    "  have made or dropped them already (hops-timetable audit reads what ran)",
+]
+
 
 def cmd_preview(args: argparse.Namespace) -> int:
     now = now_from_args(args)
@@ -67,7 +73,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         table = render_table(
             ["fire", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE"], rows
         )
-        foot = ["", "* due already: created as soon as the DAG is scheduled"] if any(r["due_now"] for r in runs) else []
+        foot = ["", *DUE_NOTE] if any(r["due_now"] for r in runs) else []
         none = [] if runs else ["no runs: the schedule never fires again within its start/end/skip_to_date"]
         return head + table + foot + none
 

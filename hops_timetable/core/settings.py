@@ -39,4 +39,5 @@ class ScheduleSettings:
 
 
 def fmt_time(value: datetime | None) -> str | None:
+    """:func:`format_hops_time`, with ``None`` for no time: how every tool prints an optional time."""
     return None if value is None else format_hops_time(value)
