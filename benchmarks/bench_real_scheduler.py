@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import json
 import os
+import pstats
 import random
 import socket
 import sqlite3
@@ -55,6 +56,7 @@ LABELS = {
     "hops": "HopsworksTimetable",
     "interval": "CronDataIntervalTimetable",
     "trigger": "CronTriggerTimetable",
+    "hops_no_form": "HopsworksTimetable, trigger_form=False",
 }
 
 # One DAG file per DAG; {schedule} is the DAG's schedule arguments (max_active_runs above the runs due, so that
@@ -100,13 +102,14 @@ class Results:
 
 def dag_source(kind: str, dag_id: str, tasks: int, runs: int, today: datetime) -> str:
     """The DAG file of *kind*: a daily cron at midnight UTC, with exactly *runs* runs due before *today*."""
-    if kind == "hops":
+    if kind in ("hops", "hops_no_form"):
         # The first interval starts at start_time; each fire after it is one run.
         start = today - timedelta(days=runs)
         imports = "from hops_timetable import hops_schedule"
+        form = ", trigger_form=False" if kind == "hops_no_form" else ""
         schedule = (
             f'**hops_schedule("0 0 0 * * ?", start_time=datetime.fromisoformat("{start.isoformat()}"), '
-            f"catchup=True, max_active_runs={runs + 1})"
+            f"catchup=True, max_active_runs={runs + 1}{form})"
         )
     elif kind == "interval":
         # Each complete interval from start_date on is one run.
@@ -227,8 +230,12 @@ def run_count(database: Path) -> tuple[int, float | None]:
     return count, span.total_seconds()
 
 
-def trial(home: Path, expected: int, timeout: float) -> Trial:
-    """One scheduler on a fresh copy of *home*'s template database, until *expected* runs exist."""
+def trial(home: Path, expected: int, timeout: float, profile: Path | None = None) -> Trial:
+    """One scheduler on a fresh copy of *home*'s template database, until *expected* runs exist.
+
+    With *profile*, the scheduler runs under cProfile and writes its profile there when it stops (its times are
+    then not comparable with unprofiled trials).
+    """
     database = home / "airflow.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
@@ -244,7 +251,7 @@ def trial(home: Path, expected: int, timeout: float) -> Trial:
     )
     log = (home / "scheduler.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "airflow", "scheduler"],
+        [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profile else []), "-m", "airflow", "scheduler"],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -287,12 +294,39 @@ def _cpu(process: psutil.Process) -> float:
     return float(times.user + times.system)
 
 
+# Where a timetable's code lives: this package and Airflow's own timetables (which ours subclasses, and which call
+# croniter); time inside them, entered from anywhere else, is the timetable's share of the scheduler.
+_TIMETABLE_CODE = ("/hops_timetable/", "/airflow/timetables/")
+
+
+def timetable_share(profile: Path) -> tuple[float, float]:
+    """(seconds inside timetable code, total seconds) of a scheduler profile.
+
+    Counted on the call edges that enter timetable code from elsewhere, so each call is counted once with
+    everything it calls (croniter, pendulum) and nothing twice.
+    """
+    stats = pstats.Stats(str(profile))
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+
+    def inside(function: tuple[str, int, str]) -> bool:
+        return any(part in function[0] for part in _TIMETABLE_CODE)
+
+    entered = 0.0
+    for function, (_cc, _nc, _tt, _ct, callers) in raw.items():
+        if not inside(function):
+            continue
+        for caller, edge in callers.items():
+            if not inside(caller):
+                entered += edge[3]
+    return entered, float(stats.total_tt)  # type: ignore[attr-defined]
+
+
 def dag_processor_rows(tasks: int, runs: int, today: datetime, repeats: int) -> list[dict[str, Any]]:
     """Execute each kind's DAG file and serialize the DAG, as the dag-processor does with every file it parses."""
     from airflow.serialization.serialized_objects import DagSerialization
 
     rows = []
-    for kind in KINDS:
+    for kind in (*KINDS, "hops_no_form"):
         source = dag_source(kind, f"parse_{kind}", tasks, runs, today)
         code = compile(source, f"parse_{kind}.py", "exec")
 
@@ -347,18 +381,20 @@ def report(results: Results, parse_rows: list[dict[str, Any]], dags: int, runs: 
             f"| {case.tasks} | {LABELS[case.kind]} | {_spread([t.seconds for t in trials])} | "
             f"{_spread([t.cpu for t in trials])} | {_spread([t.loop_ms for t in trials])} |"
         )
-    lines += ["", "| DAG size | dag-processor per file: execute + serialize | serialized size |", "|---|---|---|"]
+    lines += [
+        "",
+        "| DAG size | DAG file | dag-processor per file: execute + serialize | ratio | serialized size | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
     for tasks in sorted({row["tasks"] for row in parse_rows}):
         by_kind = {row["kind"]: row for row in parse_rows if row["tasks"] == tasks}
-        ours = by_kind["hops"]
-        time_cells = ", ".join(
-            f"{ours['ns'] / by_kind[kind]['ns']:.2f}x {LABELS[kind]}" for kind in ("interval", "trigger")
-        )
-        size_cells = ", ".join(
-            f"{ours['bytes'] / theirs['bytes']:.3f}x {LABELS[kind]} ({ours['bytes']} / {theirs['bytes']} B)"
-            for kind, theirs in ((kind, by_kind[kind]) for kind in ("interval", "trigger"))
-        )
-        lines.append(f"| {tasks} | {ours['ns'] / 1e6:.2f} ms; {time_cells} | {size_cells} |")
+        base = by_kind["interval"]
+        for kind in ("hops", "hops_no_form", "interval", "trigger"):
+            row = by_kind[kind]
+            lines.append(
+                f"| {tasks} | {LABELS[kind]} | {row['ns'] / 1e6:.2f} ms | {row['ns'] / base['ns']:.2f}x | "
+                f"{row['bytes']} B | {row['bytes'] / base['bytes']:.2f}x |"
+            )
     return "\n".join(lines)
 
 
@@ -388,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,50", help="task counts per DAG, comma-separated (default 1,50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the trial order")
     parser.add_argument("--keep", action="store_true", help="keep the Airflow homes and logs")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="a folder: run each scheduler under cProfile and write <timetable>-<tasks>-<repeat>.prof there, with a "
+        "summary of where the scheduler's time went (times are then not comparable with unprofiled runs)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
     if args.quick:
@@ -415,8 +457,19 @@ def main(argv: list[str] | None = None) -> int:
                     case = Case(kind, tasks)
                     if midnight(datetime.now(UTC)) != today:
                         raise SystemExit("midnight UTC passed during the benchmark: a run more is due; run it again")
-                    result = trial(homes[case], expected, timeout=600)
+                    profile = None
+                    if args.profile:
+                        args.profile.mkdir(parents=True, exist_ok=True)
+                        profile = args.profile / f"{case.kind}-{case.tasks}-{repeat + 1}.prof"
+                    result = trial(homes[case], expected, timeout=600, profile=profile)
                     results.add(case, result)
+                    if profile is not None:
+                        inside, total = timetable_share(profile)
+                        print(
+                            f"profile {profile.name}: {inside:.2f} s of {total:.2f} s in timetable code "
+                            f"({100 * inside / total:.1f}%)",
+                            file=sys.stderr,
+                        )
                     print(
                         f"repeat {repeat + 1}: {case.label}: {result.runs} runs in {result.seconds:.2f} s, "
                         f"{result.cpu:.2f} CPU s, loop {result.loop_ms:.1f} ms",

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hops_timetable.core.window import HopsWindow, format_hops_time, hops_window, parse_hops_time
+from hops_timetable.core.window import (
+    UTC_ZONE_KEYS,
+    HopsWindow,
+    as_utc,
+    format_hops_time,
+    hops_window,
+    parse_hops_time,
+)
 
 UTC = timezone.utc
 
@@ -67,3 +75,32 @@ def test_window_is_the_interval_moved_by_the_offset(start: datetime, width: int,
     assert parse_hops_time(env["HOPS_START_TIME"]) == window.start
     assert parse_hops_time(env["HOPS_END_TIME"]) == window.end
     assert all(value.endswith("Z") and len(value) == 20 for value in env.values())
+
+
+def test_the_zones_read_as_utc_without_asking_have_no_offset_at_any_instant_in_the_tz_database() -> None:
+    """The tz database, not this module, says which names are UTC: every instant from 1850 to 2150 has offset 0."""
+    found = 0
+    for key in sorted(UTC_ZONE_KEYS):
+        try:
+            zone = ZoneInfo(key)
+        except ZoneInfoNotFoundError:
+            continue  # a system without that alias never hands it over either
+        found += 1
+        for year in range(1850, 2151, 7):
+            for month in (1, 4, 7, 10):
+                assert datetime(year, month, 15, 12, tzinfo=zone).utcoffset() == timedelta(0), (key, year, month)
+    assert found >= 2
+
+
+@given(st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1)))
+def test_pendulum_and_zoneinfo_utc_values_become_plain_utc_datetimes_of_the_same_instant(naive: datetime) -> None:
+    import pendulum
+
+    for value in (
+        pendulum.instance(naive.replace(tzinfo=timezone.utc)),
+        naive.replace(tzinfo=ZoneInfo("UTC")),
+        pendulum.instance(naive.replace(tzinfo=timezone.utc)).in_timezone("Etc/UTC"),
+    ):
+        got = as_utc(value)
+        assert type(got) is datetime and got.tzinfo is timezone.utc
+        assert got == value and got.replace(tzinfo=None) == naive

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 __all__ = ["HOPS_ENV_KEYS", "TICK", "HopsWindow", "as_utc", "format_hops_time", "hops_window", "parse_hops_time"]
 
@@ -26,6 +27,9 @@ TICK = timedelta(microseconds=1)
 
 _HOPS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
+UTC_ZONE_KEYS = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu"})
+"""IANA names of the zones whose offset is zero at every instant (the tz database's UTC and its aliases)."""
+
 
 def as_utc(value: datetime) -> datetime:
     """Return *value* as a plain aware UTC ``datetime``; a naive value is read as UTC, as Airflow and Hopsworks do.
@@ -33,9 +37,16 @@ def as_utc(value: datetime) -> datetime:
     Subclasses such as pendulum's DateTime come back as plain datetimes: pendulum's arithmetic drops a standard
     library tzinfo, and the core relies on exact, aware arithmetic.
     """
-    if type(value) is datetime and value.tzinfo is timezone.utc:
-        return value
-    offset = None if value.tzinfo is None else value.utcoffset()
+    zone = value.tzinfo
+    if zone is timezone.utc or (isinstance(zone, ZoneInfo) and zone.key in UTC_ZONE_KEYS):
+        # Airflow hands over pendulum's UTC (a ZoneInfo): its fields are UTC's, and asking it for its offset costs
+        # more than the rest of this function.
+        if zone is timezone.utc and type(value) is datetime:
+            return value
+        return datetime(
+            value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, timezone.utc
+        )
+    offset = None if zone is None else value.utcoffset()
     if offset is None:
         value = value.replace(tzinfo=timezone.utc)
     elif offset:
