@@ -520,8 +520,9 @@ def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
     return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
 
 
-_PayloadKey = tuple[tuple[str, type, Any], ...]
+_PayloadKey = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_STRING = frozenset({str})
 
 
 def _payload_key(data: object) -> _PayloadKey | None:
@@ -533,17 +534,18 @@ def _payload_key(data: object) -> _PayloadKey | None:
     """
     if type(data) is not dict:
         return None
-    key = tuple((k, type(v), v) for k, v in data.items())
-    if not all(type(k) is str and t in _SCALARS for k, t, _ in key):
+    # The checks run in C (set inclusion over map): this is on every scheduling decision of every DAG.
+    types = tuple(map(type, data.values()))
+    if not _SCALARS.issuperset(types) or not _STRING.issuperset(map(type, data)):
         return None
-    return key
+    return tuple(data.items()), types
 
 
 @functools.lru_cache(maxsize=4096)
 def _deserialize_shared(cls: type[HopsworksTimetable], key: _PayloadKey) -> HopsworksTimetable:
     # A timetable never changes after it is built, so one instance per distinct payload serves every DAG that
     # stores it, on every deserialization; refused payloads raise every time (exceptions are not cached).
-    return cls._from_payload({name: value for name, _, value in key})
+    return cls._from_payload(dict(key[0]))
 
 
 def _payload_arguments(data: object) -> dict[str, Any]:
