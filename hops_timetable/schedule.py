@@ -43,7 +43,9 @@ def hops_schedule(
 
     ``trigger_form=True`` also returns ``params`` that give the Trigger form optional "HOPS window start" / "HOPS
     window end" fields (:func:`hops_window_params`), which become the run's ``conf["hops_window"]``. Pass
-    ``trigger_form=False`` when the DAG has params of its own, and merge ``hops_window_params()`` into them.
+    ``trigger_form=False`` when the DAG has params of its own, and merge ``hops_window_params()`` into them, or
+    when the DAG has many tasks: Airflow copies DAG params into every task and validates each copy whenever the DAG
+    is serialized (docs/performance.md).
     """
     start = check_utc_datetime("start_time", start_time)
     end = check_utc_datetime("end_time", end_time)
