@@ -1,4 +1,5 @@
-"""``audit``'s REST client: which refusals of a busy database it retries, and which errors it reports at once.
+"""``audit``'s REST client: which refusals of a busy database it retries, which errors it reports at once, and how
+a write whose outcome a bare 5xx leaves unknown is checked before it is sent again.
 
 The answers are the shapes Airflow's API server gives (its backfill route's 503 for a locked SQLite database, its
 generic SQLAlchemy handler's 500); the end-to-end suite runs the same client against a real Airflow.
@@ -6,13 +7,18 @@ generic SQLAlchemy handler's 500); the end-to-end suite runs the same client aga
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 
 import httpx
 import pytest
 
 from hops_timetable.cli import audit
-from hops_timetable.cli.audit import AuditError, Client
+from hops_timetable.cli.audit import AuditError, Client, RepairStep, _apply, _manual_run, plan_repair
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import RunRecord, coverage
+from hops_timetable.core.cron import QuartzCron
 
 LOCKED = httpx.Response(503, json={"detail": "Database is locked. Backfill creation is not supported on SQLite"})
 DATABASE_ERROR = httpx.Response(
@@ -69,3 +75,91 @@ def test_other_errors_are_reported_at_once(answer: Callable[[], httpx.Response])
     with pytest.raises(AuditError) as caught:
         client.request("POST", "/api/v2/backfills", json={})
     assert caught.value.status == response.status_code and len(seen) == 1
+
+
+# -- writes whose outcome a bare 5xx leaves unknown ------------------------------------------------------------------
+
+UTC = timezone.utc
+START = datetime(2026, 1, 1, tzinfo=UTC)
+BARE_500 = httpx.Response(500, text="Internal Server Error")
+
+
+def at(hour: int) -> datetime:
+    return START + timedelta(hours=hour)
+
+
+def gap_of_two_hours() -> RepairStep:
+    """The plan for an hourly DAG that ran 01:00 and 04:00: one backfill of the fires 02:00 and 03:00."""
+    runs = [
+        RunRecord(f"scheduled__{h}", "scheduled", "success", at(h), at(h - 1), at(h - 1), at(h), at(h)) for h in (1, 4)
+    ]
+    cov = coverage(CatchupPolicy(QuartzCron("0 0 * ? * * *"), start=START), True, None, runs, at(4))
+    (step,) = plan_repair(cov, runs)
+    assert step.kind == "backfill" and [f.fire for f in step.fires] == [at(2), at(3)]
+    return step
+
+
+def backfills(*items: dict[str, object]) -> httpx.Response:
+    return httpx.Response(200, json={"backfills": list(items), "total_entries": len(items)})
+
+
+def runs_page(*logical_hours: int) -> httpx.Response:
+    items = [
+        {
+            "dag_run_id": f"backfill__{h}",
+            "run_type": "backfill",
+            "state": "queued",
+            "run_after": at(h + 1).isoformat(),
+            "logical_date": at(h).isoformat(),
+            "data_interval_start": at(h).isoformat(),
+            "data_interval_end": at(h + 1).isoformat(),
+        }
+        for h in logical_hours
+    ]
+    return httpx.Response(200, json={"dag_runs": items, "total_entries": len(items)})
+
+
+def routes(seen: list[httpx.Request]) -> list[str]:
+    return [f"{r.method} {r.url.path}" for r in seen]
+
+
+def test_a_backfill_that_failed_before_airflow_wrote_it_is_sent_again() -> None:
+    client, seen = client_answering([BARE_500, backfills(), OK])
+    assert _apply(client, "d", gap_of_two_hours()) == "backfill 7"
+    assert routes(seen) == ["POST /api/v2/backfills", "GET /api/v2/backfills", "POST /api/v2/backfills"]
+
+
+def test_a_backfill_airflow_made_before_failing_is_kept_and_only_its_missing_runs_get_conf_runs() -> None:
+    # Airflow committed the backfill row and the run of logical date 01:00, then failed on the run of 02:00.
+    made = {"id": 9, "from_date": at(1).isoformat(), "to_date": at(2).isoformat(), "completed_at": None}
+    finished = {**made, "id": 8, "completed_at": at(0).isoformat()}
+    created = httpx.Response(200, json={"dag_run_id": "x"})
+    client, seen = client_answering([BARE_500, backfills(made, finished), runs_page(1), created])
+    applied = _apply(client, "d", gap_of_two_hours())
+    assert applied.startswith("backfill 9, manual__hops_repair_")
+    assert routes(seen)[-1] == "POST /api/v2/dags/d/dagRuns"
+    conf = json.loads(seen[-1].content)["conf"]["hops_window"]
+    assert conf == {"start_time": "2026-01-01T02:00:00Z", "end_time": "2026-01-01T03:00:00Z"}
+
+
+def test_a_manual_run_airflow_made_before_failing_is_not_made_twice() -> None:
+    step = gap_of_two_hours()
+    client, seen = client_answering([BARE_500, httpx.Response(200, json={"dag_run_id": "x"})])
+    run_id = _manual_run(client, "d", step.fires[0])
+    assert routes(seen) == ["POST /api/v2/dags/d/dagRuns", f"GET /api/v2/dags/d/dagRuns/{run_id}"]
+
+
+def test_a_manual_run_airflow_did_not_make_is_sent_again_with_the_same_run_id() -> None:
+    step = gap_of_two_hours()
+    missing = httpx.Response(404, json={"detail": "not found"})
+    client, seen = client_answering([BARE_500, missing, OK])
+    _manual_run(client, "d", step.fires[0])
+    posts = [r for r in seen if r.method == "POST"]
+    assert len(posts) == 2 and posts[0].content == posts[1].content
+
+
+def test_a_write_that_keeps_failing_is_reported() -> None:
+    client, seen = client_answering([BARE_500, backfills()] * len(audit._UNKNOWN_OUTCOME_RETRIES) + [BARE_500])
+    with pytest.raises(AuditError, match="HTTP 500") as caught:
+        _apply(client, "d", gap_of_two_hours())
+    assert caught.value.status == 500 and routes(seen).count("POST /api/v2/backfills") == 3

@@ -45,6 +45,8 @@ _PAGE = 100
 
 
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
+_UNKNOWN_OUTCOME_RETRIES = (1.0, 3.0)
+"""Pauses before a write that failed with an unexplained 5xx is sent again, once Airflow shows it made nothing."""
 
 
 def _busy(response: Any) -> bool:
@@ -295,16 +297,44 @@ def _checked(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[R
 
 def _apply(client: Client, dag_id: str, step: RepairStep) -> str:
     if step.kind == "backfill":
-        try:
-            made = client.request("POST", "/api/v2/backfills", json=_backfill_body(dag_id, step))
-        except AuditError as exc:
-            if exc.status != 409:
-                raise
-            # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
-            # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
-            return ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
-        return f"backfill {made.get('id')}"
+        return _backfill(client, dag_id, step)
     return _manual_run(client, dag_id, step.fires[0])
+
+
+def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
+    body = _backfill_body(dag_id, step)
+    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
+        try:
+            made = client.request("POST", "/api/v2/backfills", json=body)
+            return f"backfill {made.get('id')}"
+        except AuditError as exc:
+            if exc.status == 409:
+                # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
+                # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
+                return ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
+            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
+                raise
+        # A 5xx that is not a clean "busy" refusal (Airflow 3.0 lets SQLite's lock escape as a bare 500) leaves
+        # unknown what was written: Airflow commits the backfill row before it creates the backfill's runs.
+        made_id = _open_backfill(client, body)
+        if made_id is not None:
+            taken = {r.logical_date for r in client.runs(dag_id)}
+            rest = [_manual_run(client, dag_id, fire) for fire in step.fires if fire.interval_start not in taken]
+            return ", ".join([f"backfill {made_id}", *rest])
+        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
+    raise AssertionError("unreachable")
+
+
+def _open_backfill(client: Client, body: dict[str, Any]) -> Any:
+    """The id of the DAG's unfinished backfill of exactly *body*'s range, if Airflow made one."""
+    page = client.request("GET", "/api/v2/backfills", params={"dag_id": body["dag_id"], "limit": 20, "order_by": "-id"})
+    for item in page.get("backfills", []):
+        same = _time(item.get("from_date")) == _time(body["from_date"]) and _time(item.get("to_date")) == _time(
+            body["to_date"]
+        )
+        if same and item.get("completed_at") is None:
+            return item.get("id")
+    return None
 
 
 def _manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
@@ -316,8 +346,23 @@ def _manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
         "conf": {"hops_window": {"start_time": env["HOPS_START_TIME"], "end_time": env["HOPS_END_TIME"]}},
         "note": "hops-timetable audit --repair",
     }
-    client.request("POST", f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns", json=body)
-    return run_id
+    runs = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
+    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
+        try:
+            client.request("POST", runs, json=body)
+            return run_id
+        except AuditError as exc:
+            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
+                raise
+        # The run id is this call's own, so whether the failed request made the run can be asked directly.
+        try:
+            client.request("GET", f"{runs}/{quote(run_id, safe='')}")
+            return run_id
+        except AuditError as exc:
+            if exc.status != 404:
+                raise
+        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
+    raise AssertionError("unreachable")
 
 
 @dataclass
