@@ -22,7 +22,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -142,6 +142,7 @@ class _Component:
     process: subprocess.Popen[bytes]
     log: Path
     started_at: datetime
+    command: Sequence[str] | None = None
 
 
 class AirflowStack:
@@ -210,9 +211,13 @@ class AirflowStack:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def start_component(self, name: str) -> None:
-        """Start ``airflow <name>`` in its own process group, its output in ``<home>/logs/<name>.<n>.log``."""
-        if name not in COMPONENTS:
+    def start_component(self, name: str, command: Sequence[str] | None = None) -> None:
+        """Start ``airflow <name>`` in its own process group, its output in ``<home>/logs/<name>.<n>.log``.
+
+        ``command`` (the arguments after ``airflow``) starts a component the harness does not know under ``name``,
+        such as a second scheduler or a Celery worker.
+        """
+        if command is None and name not in COMPONENTS:
             raise ValueError(f"component={name!r} is not one of {COMPONENTS}")
         running = self._components.get(name)
         if running is not None and running.process.poll() is None:
@@ -223,7 +228,7 @@ class AirflowStack:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "airflow", *self._command(name)],
+                [sys.executable, "-m", "airflow", *(self._command(name) if command is None else command)],
                 env=self.env,
                 cwd=self.home,
                 stdout=out,
@@ -231,7 +236,7 @@ class AirflowStack:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        self._components[name] = _Component(name, process, log, utcnow())
+        self._components[name] = _Component(name, process, log, utcnow(), command)
 
     def _command(self, name: str) -> list[str]:
         if name == "api-server":
@@ -277,6 +282,18 @@ class AirflowStack:
         # A group member that is neither the leader nor a descendant (re-parented early) still has the group id.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+
+    def restart_exited(self) -> list[str]:
+        """Start again, as a process supervisor would, every component whose process has exited; their names."""
+        exited = [c for c in self._components.values() if c.process.poll() is not None]
+        for component in exited:
+            del self._components[component.name]
+            self.start_component(component.name, component.command)
+        return [c.name for c in exited]
+
+    def component_log(self, name: str) -> Path:
+        """The log file of the running component *name*."""
+        return self._components[name].log
 
     def pids(self) -> dict[str, int]:
         """Process ids of the components that are running now."""

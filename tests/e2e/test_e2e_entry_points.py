@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from dagfiles import DagSpec, Schedule, write_dag
-from expect import fires, report, run_rows, wait_runs
+from expect import fires, report, run_rows, traceback_blocks, wait_runs
 from harness import AirflowStack, StackError, StackFactory, ceil_to, floor_to, utcnow
 
 from hops_timetable import _compat
@@ -70,22 +70,6 @@ def scheduler_tracebacks(stack: AirflowStack, first_generation: int = 1) -> list
         if blocks or "IntegrityError" in text:
             found.append(f"{log.name}:\n" + "\n\n".join("\n".join(block) for block in blocks) + f"\n{text[-1500:]}")
     return found
-
-
-def traceback_blocks(text: str) -> list[list[str]]:
-    """Each ``Traceback (most recent call last):`` block of a log, up to and with its exception line (the first
-    line after it that is not indented)."""
-    blocks: list[list[str]] = []
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("Traceback (most recent call last):"):
-            current = [line]
-            blocks.append(current)
-        elif current is not None:
-            current.append(line)
-            if line and not line[0].isspace():
-                current = None
-    return blocks
 
 
 def assert_unique_logical_dates(stack: AirflowStack, dag_id: str) -> None:
