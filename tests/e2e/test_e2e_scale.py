@@ -21,6 +21,7 @@ creates a catch-up's runs at one instant). Takes about 11 minutes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -231,9 +232,14 @@ class CeleryStack(PostgresStack):
 
     def running_task_processes(self, name: str) -> list[psutil.Process]:
         """Processes that run tasks under worker *name*: children of its pool processes."""
-        pid = self.pids()[name]
-        pool = psutil.Process(pid).children(recursive=True)
-        return [grandchild for child in pool for grandchild in child.children()]
+        found: list[psutil.Process] = []
+        # Task processes come and go while this looks: one that has gone is simply not running a task any more.
+        with contextlib.suppress(psutil.NoSuchProcess):
+            pool = psutil.Process(self.pids()[name]).children(recursive=True)
+            for child in pool:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    found += child.children()
+        return found
 
     def task_instances(self) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = self.query(
