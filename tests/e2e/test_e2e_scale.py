@@ -37,7 +37,7 @@ from typing import Any
 
 import psutil
 import pytest
-from dagfiles import RECORDER
+from dagfiles import RECORDER, Schedule
 from expect import traceback_blocks
 from harness import Run, floor_to, utcnow
 from postgres_stack import POSTGRES_URL, PostgresStack, connect, fresh_database
@@ -64,42 +64,21 @@ UNTIL = timedelta(seconds=435)  # from the base minute to the end of the observa
 
 @dataclass(frozen=True)
 class ScaleDag:
-    """One DAG of the scale test and the schedule it was built with."""
+    """One DAG of the scale test: its ``hops_schedule`` arguments, and whether it also runs a ``@hops_task``."""
 
     dag_id: str
-    cron: str
-    start_time: datetime
-    end_time: datetime
-    catchup: bool
-    max_catchup_runs: int | None
-    skip_to_date: datetime | None
-    offset_seconds: int | None
+    schedule: Schedule
     python_task: bool
 
     def policy(self) -> CatchupPolicy:
+        s = self.schedule
         return CatchupPolicy(
-            QuartzCron(self.cron),
-            start=self.start_time,
-            end=self.end_time,
-            skip_to=self.skip_to_date,
-            max_catchup_runs=self.max_catchup_runs if self.catchup else None,
+            QuartzCron(s.cron_expression),
+            start=s.start_time,
+            end=s.end_time,
+            skip_to=s.skip_to_date,
+            max_catchup_runs=s.max_catchup_runs if s.catchup else None,
         )
-
-    def kwargs_source(self) -> str:
-        parts = [
-            f"cron_expression={self.cron!r}",
-            f"start_time=datetime.fromisoformat({self.start_time.isoformat()!r})",
-            f"end_time=datetime.fromisoformat({self.end_time.isoformat()!r})",
-            f"catchup={self.catchup!r}",
-            "max_active_runs=16",
-        ]
-        if self.max_catchup_runs is not None:
-            parts.append(f"max_catchup_runs={self.max_catchup_runs!r}")
-        if self.skip_to_date is not None:
-            parts.append(f"skip_to_date=datetime.fromisoformat({self.skip_to_date.isoformat()!r})")
-        if self.offset_seconds is not None:
-            parts.append(f"start_time_offset_seconds={self.offset_seconds!r}")
-        return ", ".join(parts)
 
 
 def scale_dags(base: datetime) -> list[ScaleDag]:
@@ -107,11 +86,10 @@ def scale_dags(base: datetime) -> list[ScaleDag]:
 
     A tenth of the DAGs fire every 30 s, three tenths every minute, the rest every three minutes; all at a second
     in [0, 10) of a half minute, and only the first two kinds fire often enough for the outage to exceed their
-    catch-up bounds (at most 3 and 1). Most
-    start four minutes back (the first look replays the catch-up bound); every seventh starts between two fires
-    40 s after *base*, so its first interval is clamped; every fifth skips to 50 s before *base*; every third has
-    a one-hour HOPS offset. All end at the end of the observation, so that the runs in flight then can finish
-    (pausing the DAGs instead would keep their tasks from being queued at all).
+    catch-up bounds (at most 3 and 1). Most start four minutes back (the first look replays the catch-up bound);
+    every seventh starts between two fires 40 s after *base*, so its first interval is clamped; every fifth skips
+    to 50 s before *base*; every third has a one-hour HOPS offset. All end at the end of the observation, so that
+    the runs in flight then can finish (pausing the DAGs instead would keep their tasks from being queued at all).
     """
     out = []
     for i in range(DAG_COUNT):
@@ -130,13 +108,16 @@ def scale_dags(base: datetime) -> list[ScaleDag]:
         out.append(
             ScaleDag(
                 dag_id=f"scale_{i:03d}",
-                cron=cron,
-                start_time=start,
-                end_time=base + UNTIL,
-                catchup=bound is not None,
-                max_catchup_runs=bound,
-                skip_to_date=base - timedelta(seconds=50) if i % 5 == 2 else None,
-                offset_seconds=3600 if i % 3 == 0 else None,
+                schedule=Schedule(
+                    cron,
+                    start_time=start,
+                    end_time=base + UNTIL,
+                    catchup=bound is not None,
+                    max_active_runs=16,
+                    max_catchup_runs=bound,
+                    skip_to_date=base - timedelta(seconds=50) if i % 5 == 2 else None,
+                    start_time_offset_seconds=3600 if i % 3 == 0 else None,
+                ),
                 python_task=i % 5 == 0,
             )
         )
@@ -182,7 +163,7 @@ def write_dag_files(dags_folder: Path, dags: list[ScaleDag], out_dir: Path) -> N
     for dag in dags:
         text = _FILE_HEADER.format(out_dir=str(out_dir))
         bash = f"sleep 1; {sys.executable} {RECORDER} {out_dir / dag.dag_id} bash"
-        text += _DAG.format(dag_id=dag.dag_id, schedule=dag.kwargs_source(), bash=bash)
+        text += _DAG.format(dag_id=dag.dag_id, schedule=dag.schedule.kwargs_source(), bash=bash)
         if dag.python_task:
             text += _PYTHON.format(dag_id=dag.dag_id)
         path = dags_folder / f"{dag.dag_id}.py"
@@ -465,14 +446,14 @@ def test_100_dags_on_celery_with_two_schedulers_through_kills_a_database_restart
                 problems.append(f"{dag.dag_id}: a run not made by the scheduler: {runs}")
             logical = [run.logical_date for run in runs]
             counts["duplicates"] += len(logical) - len(set(logical))
-            look = unpaused_at if dag.start_time > unpaused_at else first_queued_after(runs, unpaused_at)
+            look = unpaused_at if dag.schedule.start_time > unpaused_at else first_queued_after(runs, unpaused_at)
             assert look is not None, f"{dag.dag_id}: no run after the first unpause"
             outage_to = first_queued_after(runs, restarted_at) or until
             events = [Event("outage", outage_from, outage_to)]
             if number % 10 == PAUSED:
                 events.append(Event("pause", pause_from, first_queued_after(runs, unpause_at) or until))
             policy = policies[dag.dag_id]
-            rows = simulate(policy, dag.catchup, look, until, events)
+            rows = simulate(policy, dag.schedule.catchup, look, until, events)
             predicted = [fire for fire in created_fires(rows, policy.cron) if fire <= until]
             counts["predicted_runs"] += len(predicted)
             real = sorted({run.run_after for run in runs})
@@ -482,7 +463,7 @@ def test_100_dags_on_celery_with_two_schedulers_through_kills_a_database_restart
             counts["beyond_bound"] += len(beyond)
             if missing or beyond:
                 problems.append(
-                    f"{dag.dag_id} ({dag.kwargs_source()}): missing {missing}, not predicted {beyond}; "
+                    f"{dag.dag_id} ({dag.schedule.kwargs_source()}): missing {missing}, not predicted {beyond}; "
                     f"look {look}, events {events}"
                 )
             records = {
@@ -501,7 +482,8 @@ def test_100_dags_on_celery_with_two_schedulers_through_kills_a_database_restart
                 ):
                     counts["wrong_intervals"] += 1
                     problems.append(f"{dag.dag_id}: interval of {run.run_id} is not {expected}")
-                env = hops_window(expected.interval_start, expected.fire, dag.offset_seconds).as_env()
+                offset = dag.schedule.start_time_offset_seconds
+                env = hops_window(expected.interval_start, expected.fire, offset).as_env()
                 for task in ("bash", "python") if dag.python_task else ("bash",):
                     got = records[task].get(run.run_id)
                     ok = got is not None and got["env"] == env
