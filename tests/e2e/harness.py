@@ -48,11 +48,44 @@ class StackError(RuntimeError):
     """A component did not start, died, or a condition was not reached in time."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it for port 0)."""
+# Under pytest-xdist each worker takes its ports from a block of its own, below Linux's ephemeral range (32768 and
+# up): a port the kernel picked for port 0 is free only until the component binds it, and in between another
+# worker's kernel pick could return the same one. Serial runs let the kernel pick.
+_PORT_BLOCK_START = 20000
+_PORT_BLOCK_SIZE = 1000
+_next_port_in_block = 0
+
+
+def _worker_index() -> int | None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
+
+
+def _bindable(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now, never handed out twice in this process."""
+    global _next_port_in_block
+    index = _worker_index()
+    if index is None:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+    block = _PORT_BLOCK_START + (index % 12) * _PORT_BLOCK_SIZE
+    while _next_port_in_block < _PORT_BLOCK_SIZE:
+        port = block + _next_port_in_block
+        _next_port_in_block += 1
+        if _bindable(port):
+            return port
+    last = block + _PORT_BLOCK_SIZE - 1
+    raise StackError(f"pytest-xdist worker {index} has used every port of its block {block}-{last}")
 
 
 def utc(text: str | None) -> datetime | None:
