@@ -53,6 +53,7 @@ class StackError(RuntimeError):
 # worker's kernel pick could return the same one. Serial runs let the kernel pick.
 _PORT_BLOCK_START = 20000
 _PORT_BLOCK_SIZE = 1000
+_PORT_BLOCKS = 12  # 20000-31999: the blocks that fit below the ephemeral range
 _next_port_in_block = 0
 
 
@@ -71,14 +72,14 @@ def _bindable(port: int) -> bool:
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now, never handed out twice in this process."""
+    """A TCP port on 127.0.0.1 that nothing listens on now; under pytest-xdist, one this worker never gave out."""
     global _next_port_in_block
     index = _worker_index()
     if index is None:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
             return int(sock.getsockname()[1])
-    block = _PORT_BLOCK_START + (index % 12) * _PORT_BLOCK_SIZE
+    block = _PORT_BLOCK_START + (index % _PORT_BLOCKS) * _PORT_BLOCK_SIZE
     while _next_port_in_block < _PORT_BLOCK_SIZE:
         port = block + _next_port_in_block
         _next_port_in_block += 1
