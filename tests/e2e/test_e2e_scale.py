@@ -306,6 +306,7 @@ class ScaleReport:
     tasks_not_succeeded: int
     plugin_tracebacks: int
     other_tracebacks: int
+    other_traceback_kinds: dict[str, int]
     postgres_down_seconds: float
     restarted_after_database_restart: list[str]
     wall_seconds: float
@@ -324,14 +325,16 @@ def first_queued_after(runs: list[Run], moment: datetime) -> datetime | None:
     return min(times) if times else None
 
 
-def plugin_tracebacks(stack: CeleryStack, killed: str) -> tuple[list[str], int]:
-    """Traceback blocks through this package in the schedulers', dag-processor's and workers' logs; and the number
-    of the others (Airflow's own, around the kills and the database restart).
+def plugin_tracebacks(stack: CeleryStack, killed: str) -> tuple[list[str], Counter[str]]:
+    """Traceback blocks through this package in the schedulers', dag-processor's and workers' logs; and the others
+    (Airflow's own, around the kills and the database restart), counted by log and exception type, so that a
+    report shows which kind grew when their number does.
 
     The log *killed* is left out of the first list: the SIGKILL of its worker interrupts the task it runs inside
     ``HopsBashOperator.execute``, whose traceback passes through the operator without being its fault.
     """
-    ours, others = [], 0
+    ours: list[str] = []
+    others: Counter[str] = Counter()
     for log in sorted((stack.home / "component-logs").glob("*.log")):
         if log.name.startswith(("api-server", "control-api")):
             continue
@@ -339,7 +342,9 @@ def plugin_tracebacks(stack: CeleryStack, killed: str) -> tuple[list[str], int]:
             if log.name != killed and any("hops_timetable" in line for line in block):
                 ours.append(f"{log.name}:\n" + "\n".join(block))
             else:
-                others += 1
+                last = block[-1]
+                kind = last.split(":")[0] if last and not last[0].isspace() else "(cut off at the log's end)"
+                others[f"{log.name}: {kind}"] += 1
     return ours, others
 
 
@@ -512,7 +517,8 @@ def test_100_dags_on_celery_with_two_schedulers_through_kills_a_database_restart
             wrong_windows=counts["wrong_windows"],
             tasks_not_succeeded=len(not_ok),
             plugin_tracebacks=len(ours),
-            other_tracebacks=others,
+            other_tracebacks=others.total(),
+            other_traceback_kinds=dict(others.most_common()),
             postgres_down_seconds=round(down, 1),
             restarted_after_database_restart=revived,
             wall_seconds=round(time.monotonic() - began, 1),
