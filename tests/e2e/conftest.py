@@ -1,12 +1,14 @@
-"""Fixtures that start real Airflow stacks, and the hook that attaches their logs to a failing test.
+"""Fixtures that start real Airflow stacks and a browser, and the hook that attaches their logs to a failing test.
 
 ``airflow db migrate`` runs once per test session into a template database; every stack starts from a copy.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import AirflowStack, StackFactory, copy_database, migrate_database
@@ -86,3 +88,41 @@ def pytest_runtest_makereport(
                 text = "DAG import errors:\n" + "\n".join(errors) + "\n" + text
             report.sections.append((f"airflow stack {number} ({stack.home.name}) logs", text))
     return report
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1300",
+)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Debian's Chromium through its chromedriver, with an empty profile; nothing is downloaded."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
+    if missing:
+        message = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs the browser test: {message}")
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -177,6 +177,7 @@ class _Component:
     log: Path
     started_at: datetime
     command: Sequence[str] | None = None
+    script: Path | None = None
 
 
 class AirflowStack:
@@ -245,12 +246,15 @@ class AirflowStack:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def start_component(self, name: str, command: Sequence[str] | None = None) -> None:
+    def start_component(self, name: str, command: Sequence[str] | None = None, *, script: Path | None = None) -> None:
         """Start ``airflow <name>`` in its own process group, its output in ``<home>/logs/<name>.<n>.log``.
 
         ``command`` (the arguments after ``airflow``) starts a component the harness does not know under ``name``,
-        such as a second scheduler or a Celery worker.
+        such as a second scheduler or a Celery worker; with ``script``, ``command`` is that Python script's
+        arguments instead (a helper process such as a proxy, stopped with the stack all the same).
         """
+        if script is not None and command is None:
+            raise ValueError("script= needs command=, the script's arguments")
         if command is None and name not in COMPONENTS:
             raise ValueError(f"component={name!r} is not one of {COMPONENTS}")
         running = self._components.get(name)
@@ -260,9 +264,10 @@ class AirflowStack:
         self._log_generation[name] = generation
         log = self.home / "component-logs" / f"{name}.{generation}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
+        program = ["-m", "airflow"] if script is None else [str(script)]
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "airflow", *(self._command(name) if command is None else command)],
+                [sys.executable, *program, *(self._command(name) if command is None else command)],
                 env=self.env,
                 cwd=self.home,
                 stdout=out,
@@ -270,7 +275,7 @@ class AirflowStack:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        self._components[name] = _Component(name, process, log, utcnow(), command)
+        self._components[name] = _Component(name, process, log, utcnow(), command, script)
 
     def _command(self, name: str) -> list[str]:
         if name == "api-server":
@@ -322,7 +327,7 @@ class AirflowStack:
         exited = [c for c in self._components.values() if c.process.poll() is not None]
         for component in exited:
             del self._components[component.name]
-            self.start_component(component.name, component.command)
+            self.start_component(component.name, component.command, script=component.script)
         return [c.name for c in exited]
 
     def component_log(self, name: str) -> Path:

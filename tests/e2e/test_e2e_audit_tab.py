@@ -250,44 +250,6 @@ def test_the_tab_refuses_requests_without_a_valid_credential_and_says_nothing_ab
         assert DAG_ID not in response.text and "HOPS_" not in response.text
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1300",
-)
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    """Debian's Chromium through its chromedriver, with an empty profile; nothing is downloaded."""
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
-    if missing:
-        message = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI needs the browser test: {message}")
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def _screenshot(driver: Any, name: str) -> None:
     """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (the pictures of docs/audit-and-ui.md)."""
     folder = os.environ.get("E2E_SCREENSHOT_DIR")
