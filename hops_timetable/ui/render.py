@@ -184,8 +184,11 @@ def _timeline(cov: Coverage, dag_id: str) -> str:
 
 
 def _run_link(dag_id: str, run_id: str) -> str:
-    href = f"/dags/{quote(dag_id, safe='')}/runs/{quote(run_id, safe='')}"
-    return f'<a href="{escape(href)}" target="_top">{escape(run_id)}</a>'
+    # To this tab's own page of the run: Airflow's UI sandboxes the tab's iframe without allow-top-navigation, so a
+    # link to Airflow's page of the run could never leave the frame. Relative to this page, <root>/hops/dags/<dag_id>,
+    # so it holds under any path Airflow is served at; the ids are quoted whole, so the depth never changes.
+    href = f"{quote(dag_id, safe='')}/runs/{quote(run_id, safe='')}"
+    return f'<a href="{escape(href)}">{escape(run_id)}</a>'
 
 
 def _fire_table(cov: Coverage, dag_id: str) -> str:
@@ -296,7 +299,9 @@ def run_page(dag_id: str, item: RunWindow, offset: int | None) -> str:
     else:
         facts.append(("HOPS_*", "none: a manual run without conf[&quot;hops_window&quot;] gets no window"))
     rows = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in facts)
-    body = f'<h1>Hopsworks window of {escape(run.run_id)}</h1><table id="run">{rows}</table>'
+    # Back to <root>/hops/dags/<dag_id> from <root>/hops/dags/<dag_id>/runs/<run_id>.
+    back = f'<p><a id="back" href="../../{escape(quote(dag_id, safe=""))}">Every window of {escape(dag_id)}</a></p>'
+    body = f'<h1>Hopsworks window of {escape(run.run_id)}</h1><table id="run">{rows}</table>{back}'
     return _page(f"Hopsworks: {dag_id} {run.run_id}", body)
 
 
