@@ -235,7 +235,13 @@ class AirflowStack:
         self.wait_healthy(timeout=timeout)
 
     def stop(self) -> None:
-        """Stop every running component: SIGTERM to its process group, SIGKILL to whatever outlives a grace time."""
+        """Stop every running component: SIGTERM to its process group, SIGKILL to whatever outlives a grace time.
+
+        The ones started under other names (second schedulers, workers, helper scripts) go first, then the stack's
+        own in the reverse order of their start.
+        """
+        for name in [name for name in self._components if name not in COMPONENTS]:
+            self.stop_component(name)
         for name in reversed(COMPONENTS):
             self.stop_component(name)
 
