@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -195,6 +196,7 @@ class AirflowStack:
         self.control_url = f"http://127.0.0.1:{self.control_port}"
         self.db_path = home / "airflow.db"
         self._components: dict[str, _Component] = {}
+        self._admin_token: str | None = None
         self._log_generation: dict[str, int] = {}
         settings = {
             "AIRFLOW__CORE__DAGS_FOLDER": str(dags_folder),
@@ -474,6 +476,8 @@ class AirflowStack:
         request.add_header("Accept", "application/json")
         if data is not None:
             request.add_header("Content-Type", "application/json")
+        if self._admin_token:
+            request.add_header("Authorization", f"Bearer {self._admin_token}")
         for attempt in range(retries + 1):
             try:
                 with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -481,6 +485,8 @@ class AirflowStack:
                 return json.loads(payload) if payload else None
             except urllib.error.HTTPError as error:
                 detail = error.read().decode(errors="replace")
+                if error.code == 401 and not self._admin_token and self._fetch_admin_token():
+                    return self.api(method, path, body, timeout, retries - attempt)
                 # SQLite's single writer lock sometimes times out inside the api-server under load; the calls
                 # retried here (pause, unpause, trigger with a fixed run id) are safe to repeat.
                 if error.code >= 500 and "Database error" in detail and attempt < retries:
@@ -488,6 +494,20 @@ class AirflowStack:
                     continue
                 raise StackError(f"{method} {path} -> {error.code}: {detail}") from None
         raise AssertionError("unreachable")
+
+    def _fetch_admin_token(self) -> bool:
+        """Get a token of the all-admins mode from ``GET /auth/token``; False where that mode is off.
+
+        From Airflow 3.2 the all-admins mode admits a request without a token; 3.1 answers it 401, so the REST calls
+        carry the token Airflow hands out without credentials in that mode.
+        """
+        if self.env.get("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS", "").lower() != "true":
+            return False
+        # Under a base_url path the auth manager's routes are served under it (the REST API's with it or without).
+        prefix = urllib.parse.urlsplit(self.env.get("AIRFLOW__API__BASE_URL", "")).path.rstrip("/")
+        with urllib.request.urlopen(f"{self.control_url}{prefix}/auth/token", timeout=30) as response:
+            self._admin_token = str(json.loads(response.read())["access_token"])
+        return True
 
     def pause(self, dag_id: str) -> None:
         self.api("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": True})
