@@ -88,6 +88,19 @@ def test_the_form_fields_become_the_conf_window_and_are_validated_like_it() -> N
     # An explicit conf window wins over the fields.
     both = {**form, "hops_window": {"start_time": "2025-01-01T00:00:00Z", "end_time": "2025-01-02T00:00:00Z"}}
     assert hops_env(context(run("manual", None, both)))["HOPS_START_TIME"] == "2025-01-01T00:00:00Z"
+    # What the form sends, recorded in a real browser (tests/e2e/test_e2e_trigger_form.py): from Airflow 3.1 the
+    # picker's UTC instant with milliseconds; Airflow 3.0 appends ":00+00:00" to it, which is read as meant.
+    for suffix in ("", ":00+00:00"):
+        typed = {START_PARAM: f"2026-01-01T07:00:00.000Z{suffix}", END_PARAM: f"2026-01-01T08:00:00.000Z{suffix}"}
+        assert hops_env(context(run("manual", None, typed))) == {
+            "HOPS_START_TIME": "2026-01-01T07:00:00Z",
+            "HOPS_END_TIME": "2026-01-01T08:00:00Z",
+            "HOPS_LOGICAL_DATE": "2026-01-01T07:00:00Z",
+        }
+    # Only that exact shape: one like it but without milliseconds is not the form's and gets the usual error.
+    near = {START_PARAM: "2026-01-01T07:00:00Z:00+00:00", END_PARAM: "2026-01-01T08:00:00.000Z"}
+    with pytest.raises(HopsWindowError, match=r'\["start_time"\]=.2026-01-01T07:00:00Z:00\+00:00.'):
+        hops_env(context(run("manual", None, near)))
     # The coverage audit reads a form-triggered run's window the same way.
     record = RunRecord("manual__1", "manual", "success", INTERVAL[1], conf=form)
     item = run_window(record, None)

@@ -248,15 +248,28 @@ START_PARAM = "hops_window_start_time"
 END_PARAM = "hops_window_end_time"
 
 
+# Airflow 3.0's form appends ":00+00:00" to its date picker's value as if it were "YYYY-MM-DDTHH:MM", but the
+# picker already gives the UTC instant with milliseconds and "Z" (observed in Airflow 3.0.6's UI). Only that exact
+# shape is repaired: anything else goes to the window's validation as typed.
+_AIRFLOW_3_0_FORM_VALUE = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z):00\+00:00", re.ASCII)
+
+
+def _form_value(value: object) -> object:
+    if isinstance(value, str) and (match := _AIRFLOW_3_0_FORM_VALUE.fullmatch(value)):
+        return match.group(1)
+    return value
+
+
 def conf_with_form_window(conf: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """*conf* with the form's window fields as ``conf["hops_window"]``; unchanged when both fields are empty.
 
     An explicit ``conf["hops_window"]`` wins over the fields. A field left empty while the other is set is passed
-    on as missing, so that the window's own validation names it.
+    on as missing, so that the window's own validation names it. A value in the one shape Airflow 3.0's form
+    garbles its picker's UTC instant into is read as that instant.
     """
     if not isinstance(conf, Mapping) or CONF_KEY in conf:
         return conf
-    start, end = conf.get(START_PARAM), conf.get(END_PARAM)
+    start, end = _form_value(conf.get(START_PARAM)), _form_value(conf.get(END_PARAM))
     if start in (None, "") and end in (None, ""):
         return conf
     window = {key: value for key, value in (("start_time", start), ("end_time", end)) if value not in (None, "")}
