@@ -21,10 +21,10 @@ def hops_window_params() -> dict[str, Any]:
     """
     from airflow.sdk import Param
 
+    # Short: Airflow copies DAG params, descriptions included, into every task of the serialized DAG.
     help_text = (
         "Optional: the HOPS window of this manual run, as in Hopsworks' job.run(start_time=..., end_time=...). "
-        "The form reads each date and time in the UI's time zone (the user's setting, UTC unless changed) and "
-        "passes it on in UTC, as conf has it: 2026-01-01T09:00:00Z. Leave both empty for a run without a window."
+        "Typed in the UI's time zone, passed on in UTC. Leave both empty for a run without a window."
     )
     return {
         START_PARAM: Param(
