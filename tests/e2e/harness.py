@@ -498,8 +498,8 @@ class AirflowStack:
     def _fetch_admin_token(self) -> bool:
         """Get a token of the all-admins mode from ``GET /auth/token``; False where that mode is off.
 
-        From Airflow 3.2 the all-admins mode admits a request without a token; 3.1 answers it 401, so the REST calls
-        carry the token Airflow hands out without credentials in that mode.
+        Airflow 3.0's and 3.3's all-admins mode admits a request without a token through a middleware that 3.1 does
+        not have; 3.1 answers such a request 401, so the REST calls then carry the token this route hands out.
         """
         if self.env.get("AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS", "").lower() != "true":
             return False
