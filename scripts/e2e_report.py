@@ -7,9 +7,10 @@ Usage::
     E2E_REPORT_DIR=report .venv/bin/python -m pytest -m e2e
     .venv/bin/python scripts/e2e_report.py report > report.md
 
-The built-in timetables are asked in-process, with the clock travelled (time-machine) to the instants the suite
-recorded: when the DAG file was written, when each run row was created, when the scheduler restarted. That is
-when Airflow's scheduler would have asked them. No second Airflow is started.
+The built-in timetables are asked in-process, with their clock set to the instants the suite recorded: when the
+DAG file was written, when each run row was created, when the scheduler restarted. That is when Airflow's scheduler
+would have asked them. No second Airflow is started. They are asked the way the installed Airflow's scheduler asks
+them (``hops_timetable._compat``), so the lists can be made with any Airflow 3 minor.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pendulum
-import time_machine
-from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, Timetable
+from airflow.timetables.base import DagRunInfo, TimeRestriction, Timetable
 from airflow.timetables.interval import CronDataIntervalTimetable
 from airflow.timetables.trigger import CronTriggerTimetable
+
+from hops_timetable._compat import builtin_next_dagrun_info, frozen_builtin_clock
 
 Row = tuple[datetime, datetime, datetime]  # fire (run_after), data interval start, data interval end
 
@@ -47,7 +49,7 @@ def builtins(quartz: str) -> dict[str, Timetable]:
 
 
 def at(moment: datetime, ask: Callable[[], DagRunInfo | None]) -> DagRunInfo | None:
-    with time_machine.travel(moment, tick=False):
+    with frozen_builtin_clock(moment):
         return ask()
 
 
@@ -58,15 +60,9 @@ def row(info: DagRunInfo) -> Row:
 
 
 def ask(timetable: Timetable, last: Row | None, restriction: TimeRestriction) -> Callable[[], DagRunInfo | None]:
-    last_info = None
-    if last is not None:
-        last_info = DagRunInfo(
-            run_after=pendulum.instance(last[0]),
-            data_interval=DataInterval(pendulum.instance(last[1]), pendulum.instance(last[2])),
-            partition_date=None,
-            partition_key=None,
-        )
-    return lambda: timetable.next_dagrun_info_v2(last_dagrun_info=last_info, restriction=restriction)
+    # Every row here fires at its interval's end (ours, and both built-ins), which is what ``interval`` assumes.
+    last_info = None if last is None else DagRunInfo.interval(pendulum.instance(last[1]), pendulum.instance(last[2]))
+    return lambda: builtin_next_dagrun_info(timetable, last_info, restriction)
 
 
 def parse(value: str | None) -> datetime | None:
@@ -171,18 +167,33 @@ def outage(data: dict[str, Any]) -> Iterator[str]:
     yield ""
 
 
+SECTIONS: dict[str, Callable[[dict[str, Any]], Iterator[str]]] = {
+    "first_interval": first_interval,
+    "outage": outage,
+    "bounded_catchup": bounded_catchup,
+}
+
+
+def render(folder: Path) -> str:
+    """The Markdown of every section, from the suite's report files in *folder*."""
+    parts: list[str] = []
+    for name, section in SECTIONS.items():
+        path = folder / f"{name}.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: run the e2e suite with E2E_REPORT_DIR={folder}")
+        parts.extend(section(json.loads(path.read_text())))
+    return "".join(f"{line}\n" for line in parts)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: e2e_report.py <E2E_REPORT_DIR>", file=sys.stderr)
         return 2
-    folder = Path(argv[0])
-    sections = {"first_interval": first_interval, "outage": outage, "bounded_catchup": bounded_catchup}
-    for name, render in sections.items():
-        path = folder / f"{name}.json"
-        if not path.exists():
-            print(f"{path} is missing: run the e2e suite with E2E_REPORT_DIR={folder}", file=sys.stderr)
-            return 1
-        print("\n".join(render(json.loads(path.read_text()))))
+    try:
+        sys.stdout.write(render(Path(argv[0])))
+    except FileNotFoundError as error:
+        print(error, file=sys.stderr)
+        return 1
     return 0
 
 
