@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
@@ -185,3 +188,62 @@ def test_upcoming_windows_follow_the_policy() -> None:
         "HOPS_END_TIME": "2026-01-01T02:00:00Z",
         "HOPS_LOGICAL_DATE": "2026-01-01T02:00:00Z",
     }
+
+
+# -- gaps and coverage against a slot-by-slot oracle ------------------------------------------------------------------
+
+QUARTER = timedelta(minutes=15)
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[RunRecord]:
+    """Scheduled runs of some of the hourly fires 01..12 in any state, and manual conf windows on quarter hours."""
+    runs = [
+        scheduled(hour, draw(st.sampled_from(["success", "failed", "running", "queued"])))
+        for hour in range(1, 13)
+        if draw(st.booleans())
+    ]
+    for n in range(draw(st.integers(0, 4))):
+        lo = draw(st.integers(-4, 52))
+        length = draw(st.integers(1, 12))
+        state = draw(st.sampled_from(["success", "failed"]))
+        runs.append(manual(f"manual__{n}", START + lo * QUARTER, START + (lo + length) * QUARTER, state))
+    return runs
+
+
+@given(histories())
+def test_gaps_and_covered_fires_are_the_unprocessed_quarter_hours_of_the_expected_windows(
+    runs: list[RunRecord],
+) -> None:
+    # The oracle cuts time into quarter hours (every window here starts and ends on one) and marks each as processed
+    # when a run that succeeded or is in flight has a window holding it: no merging, no sweeping.
+    policy = CatchupPolicy(HOURLY, start=START)
+    result = coverage(policy, True, None, runs, now=at(12, 30))
+    done = set()
+    for run in runs:
+        if run.state == "failed":
+            continue
+        if run.run_type == "scheduled":
+            assert run.data_interval_start is not None and run.data_interval_end is not None
+            lo, hi = run.data_interval_start, run.data_interval_end
+        else:
+            assert run.conf is not None
+            lo = datetime.fromisoformat(run.conf["hops_window"]["start_time"].replace("Z", "+00:00"))
+            hi = datetime.fromisoformat(run.conf["hops_window"]["end_time"])
+        done |= {lo + k * QUARTER for k in range(int((hi - lo) / QUARTER))}
+    expected = [f for f in result.fires if f.expected]
+    wanted = sorted({f.window.start + k * QUARTER for f in expected for k in range(4)})
+    holes: list[list[datetime]] = []
+    for slot in wanted:
+        if slot in done:
+            continue
+        if holes and holes[-1][1] == slot:
+            holes[-1][1] = slot + QUARTER
+        else:
+            holes.append([slot, slot + QUARTER])
+    assert [(g.start, g.end) for g in result.gaps] == [tuple(h) for h in holes]
+    for fire in result.fires:
+        assert fire.covered == all(fire.window.start + k * QUARTER in done for k in range(4)), fire
+    for gap in result.gaps:
+        meeting = [f for f in expected if f.window.start < gap.end and gap.start < f.window.end]
+        assert set(gap.reasons) == {f.status for f in meeting}

@@ -23,6 +23,7 @@ processed windows cover, duplicates identical windows of two runs. Pure: no Airf
 from __future__ import annotations
 
 import itertools
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -237,11 +238,17 @@ def run_window(run: RunRecord, offset_seconds: int | None) -> RunWindow:
     conf = conf_with_form_window(run.conf)
     source = "conf" if isinstance(conf, Mapping) and CONF_KEY in conf else "scheduler"
     window = HopsWindow(
-        start=parse_hops_time(env["HOPS_START_TIME"]),
-        end=parse_hops_time(env["HOPS_END_TIME"]),
-        logical_date=parse_hops_time(env["HOPS_LOGICAL_DATE"]),
+        start=_env_time(env["HOPS_START_TIME"]),
+        end=_env_time(env["HOPS_END_TIME"]),
+        logical_date=_env_time(env["HOPS_LOGICAL_DATE"]),
     )
     return RunWindow(run, window, source)
+
+
+def _env_time(text: str) -> datetime:
+    """A ``HOPS_*`` value read back; ``fromisoformat`` does it in a tenth of ``strptime``'s time."""
+    value = datetime.fromisoformat(text[:-1] + "+00:00") if text.endswith("Z") else parse_hops_time(text)
+    return as_utc(value)
 
 
 _STATE_RANK = {"success": 3, "running": 2, "queued": 1}
@@ -285,6 +292,7 @@ def coverage(
     if begin is not None:
         fires, truncated = _fires(policy, begin, now, max_fires)
     processed = _merge_spans((r.window.start, r.window.end) for r in windows if r.processed and r.window is not None)
+    processed_starts = [lo for lo, _ in processed]
     decisions = _decide(policy, catchup, fires, by_fire, now)
     result: list[FireCoverage] = []
     for fire, decision in zip(fires, decisions, strict=True):
@@ -299,7 +307,7 @@ def coverage(
                 window=window,
                 run_ids=tuple(r.run_id for r in own),
                 state=_best_state(own) if own else None,
-                covered=_inside(processed, window.start, window.end),
+                covered=_inside(processed, processed_starts, window.start, window.end),
                 pending=decision is Decision.DUE and fire > now - due_grace,
             )
         )
@@ -394,27 +402,55 @@ def _merge_spans(spans: Iterable[tuple[datetime, datetime]]) -> list[tuple[datet
     return merged
 
 
-def _inside(merged: Sequence[tuple[datetime, datetime]], start: datetime, end: datetime) -> bool:
-    return any(lo <= start and end <= hi for lo, hi in merged)
+def _inside(
+    merged: Sequence[tuple[datetime, datetime]], starts: Sequence[datetime], lo: datetime, hi: datetime
+) -> bool:
+    """Whether ``[lo, hi)`` lies inside one of the disjoint, sorted *merged* spans (*starts*: their starts)."""
+    # Only the last span starting at or before lo can hold it: the spans are disjoint and sorted.
+    index = bisect_right(starts, lo) - 1
+    return index >= 0 and hi <= merged[index][1]
+
+
+def _holes(
+    wanted: Sequence[tuple[datetime, datetime]], processed: Sequence[tuple[datetime, datetime]]
+) -> list[tuple[datetime, datetime]]:
+    """The parts of the merged spans *wanted* that no merged span of *processed* covers; both sorted and disjoint."""
+    holes: list[tuple[datetime, datetime]] = []
+    index = 0
+    for lo, hi in wanted:
+        # Processed spans ending at or before lo cannot touch this or any later wanted span.
+        while index < len(processed) and processed[index][1] <= lo:
+            index += 1
+        cursor = lo
+        scan = index
+        while scan < len(processed) and processed[scan][0] < hi:
+            plo, phi = processed[scan]
+            if plo > cursor:
+                holes.append((cursor, plo))
+            cursor = max(cursor, phi)
+            scan += 1
+        if cursor < hi:
+            holes.append((cursor, hi))
+    return holes
 
 
 def _gaps(fires: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
     """The parts of the expected windows no processed window covers, with the reasons of the fires there."""
     expected = [f for f in fires if f.expected]
-    holes: list[tuple[datetime, datetime]] = []
-    for lo, hi in _merge_spans((f.window.start, f.window.end) for f in expected):
-        cursor = lo
-        for plo, phi in processed:
-            if phi <= cursor or plo >= hi:
-                continue
-            if plo > cursor:
-                holes.append((cursor, plo))
-            cursor = max(cursor, phi)
-        if cursor < hi:
-            holes.append((cursor, hi))
+    holes = _holes(_merge_spans((f.window.start, f.window.end) for f in expected), processed)
+    # Windows follow the fires: their starts and their ends both grow with the fire, and so do the holes, so one
+    # pass finds the fires each hole meets.
     gaps = []
+    first = 0
     for lo, hi in holes:
-        there = [f for f in expected if f.window.start < hi and lo < f.window.end]
+        while first < len(expected) and expected[first].window.end <= lo:
+            first += 1
+        there = []
+        index = first
+        while index < len(expected) and expected[index].window.start < hi:
+            if lo < expected[index].window.end:
+                there.append(expected[index])
+            index += 1
         reasons = tuple(dict.fromkeys(f.status for f in there))
         run_ids = tuple(dict.fromkeys(r for f in there for r in f.run_ids))
         gaps.append(Span(lo, hi, reasons, run_ids))
