@@ -42,3 +42,16 @@ def test_nothing_to_repair_when_every_window_is_processed_or_in_flight() -> None
     runs = [run(1), run(2, "running"), run(3, "queued")]
     cov = coverage(CatchupPolicy(HOURLY, start=START), True, None, runs, at(3))
     assert cov.complete and plan_repair(cov, runs) == []
+
+
+def test_windows_the_bound_dropped_are_filled_only_when_asked_and_skip_to_date_ones_never() -> None:
+    # max_catchup_runs=1, skip_to_date 02:00: 01:00 is before skip_to_date; Airflow came back at 05:10 and made
+    # only 05:00, so the bound dropped 02:00 .. 04:00.
+    policy = CatchupPolicy(HOURLY, start=START, skip_to=at(2), max_catchup_runs=1)
+    back = RunRecord("scheduled__5", "scheduled", "success", at(5), at(4), at(4), at(5), at(5) + timedelta(minutes=10))
+    cov = coverage(policy, True, None, [back], at(5))
+    assert cov.ok and plan_repair(cov, [back]) == []
+    steps = plan_repair(cov, [back], include_dropped=True)
+    assert [(s.kind, s.reprocess, [f.fire for f in s.fires]) for s in steps] == [
+        ("backfill", "none", [at(2), at(3), at(4)])
+    ]

@@ -56,12 +56,24 @@ def test_an_outage_with_a_bound_marks_the_dropped_fires_and_their_windows_as_one
     assert [f.decision for f in result.fires] == [Decision.CREATED] * 3 + [Decision.DROPPED_BOUND] * 2 + [
         Decision.CREATED
     ] * 2
-    # The runs of 04:00 and 05:00 would have processed [03:00, 05:00).
-    assert [(g.start, g.end) for g in result.gaps] == [(at(3), at(5))]
-    assert result.gaps[0].reasons == (Decision.DROPPED_BOUND.value,)
-    assert not result.complete
-    assert result.verdict().startswith("gaps found: 2 of 7 window(s) not processed (2 dropped beyond max_catchup_runs)")
+    # The runs of 04:00 and 05:00 would have processed [03:00, 05:00): dropped by design, not a gap.
+    assert [(d.start, d.end) for d in result.dropped] == [(at(3), at(5))]
+    assert result.dropped[0].reasons == (Decision.DROPPED_BOUND.value,)
+    assert result.gaps == [] and result.complete and result.ok
+    assert result.verdict() == (
+        "complete: all 5 expected window(s) up to 2026-01-01T07:30:00Z processed; "
+        "2 dropped by design (2 dropped beyond max_catchup_runs)"
+    )
     assert result.counts == {"ran": 5, Decision.DROPPED_BOUND.value: 2}
+    # Had 03:00 failed, that window would be the one gap, and the verdict names both kinds.
+    failed = [scheduled(1), scheduled(2), scheduled(3, "failed"), *runs[3:]]
+    worse = coverage(policy, True, None, failed, now=at(7, 30))
+    assert [(g.start, g.end, g.reasons) for g in worse.gaps] == [(at(2), at(3), ("failed",))]
+    assert [(d.start, d.end) for d in worse.dropped] == [(at(3), at(5))]
+    assert worse.verdict() == (
+        "gaps found: 1 of 5 expected window(s) not processed (1 failed); 1 gap(s); "
+        "2 dropped by design (2 dropped beyond max_catchup_runs)"
+    )
 
 
 def test_a_gap_the_bound_does_not_explain_is_missed_and_a_conf_run_fills_it() -> None:
@@ -118,7 +130,8 @@ def test_windows_move_with_the_offset_and_overlap_a_conf_window_partially() -> N
         (at(-24, 30), at(-23), ("manual__late", "scheduled__02"))
     ]
     assert result.duplicates == []
-    assert result.complete
+    assert result.complete and not result.ok
+    assert result.verdict().startswith("overlaps found: all 2 expected window(s) up to 2026-01-01T02:01:00Z processed")
 
 
 def test_skip_to_date_fires_are_listed_but_not_expected_and_the_newest_fires_are_due() -> None:
@@ -144,7 +157,7 @@ def test_skip_to_date_fires_are_listed_but_not_expected_and_the_newest_fires_are
     assert fine.complete
     assert fine.verdict() == (
         "complete: all 3 expected window(s) up to 2026-01-01T06:00:10Z processed "
-        "(1 fire(s) due a moment ago, run not created yet)"
+        "(1 fire(s) due a moment ago, run not created yet); 2 dropped by design (2 skipped before skip_to_date)"
     )
 
 

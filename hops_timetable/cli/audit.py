@@ -6,12 +6,17 @@ the api-server, as it is wherever the DAGs run) and the runs from Airflow's publ
 
 Credentials: ``--token`` or ``$AIRFLOW_API_TOKEN``; else ``--username``/``--password`` (or ``$AIRFLOW_API_USERNAME``
 / ``$AIRFLOW_API_PASSWORD``), exchanged for a token at ``/auth/token``. Exit status 0 when every audited DAG is
-complete, 3 when any has gaps, 2 for bad input, 1 for other failures (Airflow unreachable, 401/403).
+complete, 3 when any has windows that should have been processed and were not (or were processed twice), 2 for
+bad input, 1 for other failures (Airflow unreachable, 401/403, a paged answer that does not add up). Windows the
+schedule drops by design (catch-up bound, ``catchup=False``, ``skip_to_date``) are reported apart and make the
+status 3 only with ``--strict``.
 
-``--repair`` fills the gaps: the windows of scheduled fires through Airflow's backfill API, once its dry run has
-confirmed it would create exactly the missing logical dates and no other; every other missing window as a manual
-run with ``conf["hops_window"]`` and no logical date. A logical date that already has a run is never backfilled,
-so no logical date is ever duplicated. ``--dry-run`` prints the plan and changes nothing.
+``--repair`` fills the gaps (``--include-dropped``: also the windows the catch-up rule dropped): the windows of
+scheduled fires through Airflow's backfill API, once its dry run has confirmed it would create exactly the missing
+logical dates and no other; every other missing window as a manual run with ``conf["hops_window"]`` and no logical
+date. A logical date that already has a run is never backfilled, so no logical date is ever duplicated. A plan of
+more than ``--max-runs`` runs (default 100) is refused before anything is written. ``--dry-run`` prints the plan
+and changes nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import Coverage, FireCoverage, RunRecord, coverage
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.simulate import Decision
+from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
+from hops_timetable.core.validation import short_repr
 from hops_timetable.core.window import format_hops_time
 
 __all__ = ["AuditError", "Client", "RepairStep", "add_parser", "cmd_audit", "plan_repair"]
@@ -42,6 +48,15 @@ USERNAME_ENV = "AIRFLOW_API_USERNAME"
 PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
 GAPS_FOUND = 3
 _PAGE = 100
+MAX_RUNS_READ = 2_000_000
+"""The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
+DEFAULT_MAX_RUNS = 100
+"""The most runs ``--repair`` creates without ``--max-runs``."""
+_SQLITE_REFUSAL = "not supported on SQLite"
+SQLITE_NOTE = (
+    "Airflow refused the backfill: on SQLite it does not support backfills while the scheduler writes; filled with "
+    "conf-window runs instead (PostgreSQL or MySQL take backfills)"
+)
 
 
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
@@ -76,10 +91,15 @@ class AuditError(RuntimeError):
         self.status = status
 
 
-def _time(text: str | None) -> datetime | None:
+def _time(text: object, name: str = "time") -> datetime | None:
     if text is None:
         return None
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        if not isinstance(text, str):
+            raise ValueError
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise AuditError(f"Airflow answered {name}={short_repr(text)}: expected an ISO-8601 time") from None
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
@@ -139,37 +159,74 @@ class Client:
         dags: list[dict[str, Any]] = data["dags"]
         return dags
 
-    def runs(self, dag_id: str) -> list[RunRecord]:
-        """Every run of *dag_id*, page by page."""
+    def runs(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> list[RunRecord]:
+        """Every run of *dag_id*, page by page, each run once.
+
+        The pages must add up: each answer gives ``total_entries``, and a page of runs all read before (a server
+        that ignores ``offset``) stops the reading with an error, as does a count beyond *max_runs*; so the loop
+        ends and its memory is bounded whatever the server answers. Runs added while reading may shift a page by a
+        few (a backfill's runs sort among the older ones): a run seen twice is kept once.
+        """
+        path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
         out: list[RunRecord] = []
+        seen: set[str] = set()
         offset = 0
+        pages = 0
         while True:
-            page = self.request(
-                "GET",
-                f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns",
-                params={"limit": _PAGE, "offset": offset, "order_by": "run_after"},
-            )
-            batch = page.get("dag_runs", [])
-            out += [_record(item) for item in batch]
+            page = self.request("GET", path, params={"limit": _PAGE, "offset": offset, "order_by": "run_after"})
+            pages += 1
+            where = f"GET {path}?offset={offset}"
+            total = page.get("total_entries") if isinstance(page, dict) else None
+            batch = page.get("dag_runs") if isinstance(page, dict) else None
+            if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+                raise AuditError(
+                    f"{where}: the answer has total_entries={short_repr(total)}, expected a count of runs; without it "
+                    "the pages cannot be known to end (is --api an Airflow 3 api-server?)"
+                )
+            if not isinstance(batch, list):
+                raise AuditError(f"{where}: the answer has dag_runs={short_repr(batch)}, expected a list of runs")
+            if total > max_runs:
+                raise AuditError(
+                    f"{where}: DAG {short_repr(dag_id)} has total_entries={total:,} runs; audit reads at most "
+                    f"{max_runs:,} runs of one DAG"
+                )
+            fresh = [item for item in batch if _run_id(item, where) not in seen]
+            if batch and not fresh:
+                raise AuditError(
+                    f"{where}: the page repeats runs already read ({short_repr(_run_id(batch[0], where))} ...): "
+                    "the server does not honour offset, so reading on would never end"
+                )
+            for item in fresh:
+                seen.add(_run_id(item, where))
+                out.append(_record(item))
             offset += len(batch)
-            total = page.get("total_entries")
-            if not batch or (isinstance(total, int) and offset >= total):
+            if not batch or offset >= total:
                 return out
+            if pages > total // _PAGE + 10:
+                raise AuditError(f"{where}: {pages} pages read for total_entries={total:,}; the pages do not add up")
+
+
+def _run_id(item: object, where: str) -> str:
+    run_id = item.get("dag_run_id") if isinstance(item, dict) else None
+    if not isinstance(run_id, str):
+        raise AuditError(f"{where}: a run without a dag_run_id: {short_repr(item)}")
+    return run_id
 
 
 def _record(item: dict[str, Any]) -> RunRecord:
-    run_after = _time(item["run_after"])
-    assert run_after is not None
+    run_after = _time(item.get("run_after"), "run_after")
+    if run_after is None:
+        raise AuditError(f"Airflow answered a run without run_after: {short_repr(item)}")
     conf = item.get("conf")
     return RunRecord(
         run_id=item["dag_run_id"],
-        run_type=item["run_type"],
-        state=item["state"],
+        run_type=str(item.get("run_type")),
+        state=str(item.get("state")),
         run_after=run_after,
-        logical_date=_time(item.get("logical_date")),
-        data_interval_start=_time(item.get("data_interval_start")),
-        data_interval_end=_time(item.get("data_interval_end")),
-        queued_at=_time(item.get("queued_at")),
+        logical_date=_time(item.get("logical_date"), "logical_date"),
+        data_interval_start=_time(item.get("data_interval_start"), "data_interval_start"),
+        data_interval_end=_time(item.get("data_interval_end"), "data_interval_end"),
+        queued_at=_time(item.get("queued_at"), "queued_at"),
         conf=conf if isinstance(conf, dict) else None,
     )
 
@@ -230,12 +287,14 @@ def _t(value: datetime) -> str:
     return format_hops_time(value)
 
 
-def plan_repair(cov: Coverage, runs: Sequence[RunRecord]) -> list[RepairStep]:
+def plan_repair(cov: Coverage, runs: Sequence[RunRecord], *, include_dropped: bool = False) -> list[RepairStep]:
     """The writes that fill the gaps of *cov*, before the backfill dry run checks them.
 
     Missing fires whose logical date has no run are grouped into consecutive ranges, one backfill each; failed
     scheduled runs are backfilled with ``reprocess_behavior="failed"`` (Airflow clears them: same logical date, no
-    new one). A missing fire whose logical date is taken by another run gets a manual conf run instead.
+    new one). A missing fire whose logical date is taken by another run gets a manual conf run instead. Fires the
+    schedule dropped by design are left alone, unless *include_dropped*: then those the catch-up rule dropped
+    (:data:`~hops_timetable.core.simulate.CATCH_UP_DROPS`) are filled too; fires before ``skip_to_date`` never are.
     """
     taken = {r.logical_date for r in runs if r.logical_date is not None}
     steps: list[RepairStep] = []
@@ -249,7 +308,8 @@ def plan_repair(cov: Coverage, runs: Sequence[RunRecord]) -> list[RepairStep]:
         batch = []
 
     for fire in cov.fires:
-        if not fire.expected or fire.covered or fire.decision is Decision.DUE:
+        wanted = fire.expected or (include_dropped and fire.decision in CATCH_UP_DROPS)
+        if not wanted or fire.covered or fire.decision is Decision.DUE:
             flush()
             continue
         if fire.decision is Decision.CREATED:
@@ -312,6 +372,11 @@ def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
                 # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
                 # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
                 return ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
+            if exc.status == 503 and _SQLITE_REFUSAL in str(exc):
+                # Airflow on SQLite refuses a backfill while another process writes (its scheduler always does),
+                # having written nothing: the same conf-window runs fill the range.
+                made = ", ".join(_manual_run(client, dag_id, fire) for fire in step.fires)
+                return f"{made} ({SQLITE_NOTE})"
             if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
                 raise
         # A 5xx that is not a clean "busy" refusal (Airflow 3.0 lets SQLite's lock escape as a bare 500) leaves
@@ -398,9 +463,16 @@ def _text(item: Audited, limit: int) -> list[str]:
     ]
     table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
     more = [f"... {len(cov.fires) - limit} older fire(s) not shown (raise --limit)"] if len(cov.fires) > limit else []
-    gaps = [f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in cov.gaps]
-    dups = [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates]
-    extra = ["", *gaps, *dups] if gaps or dups else []
+    gaps = _capped([f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in cov.gaps], "gap(s)")
+    dups = _capped(
+        [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates],
+        "window(s) processed twice",
+    )
+    dropped = _capped(
+        [f"dropped by design [{_t(d.start)}, {_t(d.end)}): {', '.join(d.reasons)}" for d in cov.dropped],
+        "dropped span(s)",
+    )
+    extra = ["", *gaps, *dups, *dropped] if gaps or dups or dropped else []
     plan = []
     if item.repair:
         plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
@@ -414,7 +486,26 @@ def _text(item: Audited, limit: int) -> list[str]:
                 continue
             done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
             plan.append(f"  {step.describe()}{done}")
+        plan.append(f"  {_runs_in(item.repair)} run(s) in all")
     return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {cov.verdict()}"]
+
+
+def _capped(lines: list[str], what: str, keep: int = 20) -> list[str]:
+    """The newest *keep* of *lines* (the JSON lists all), so the text stays short for any history."""
+    if len(lines) <= keep:
+        return lines
+    return [f"... {len(lines) - keep} older {what} not shown (--json lists all)", *lines[-keep:]]
+
+
+def _runs_in(steps: Sequence[RepairStep]) -> int:
+    """The runs a plan creates or re-runs: one per fire of each step."""
+    return sum(len(step.fires) for step in steps)
+
+
+def _failed(item: Audited, strict: bool) -> bool:
+    """Whether *item* counts against the exit status: a window that should have run and did not, or ran twice;
+    with *strict*, also a window dropped by design."""
+    return not item.coverage.ok or (strict and bool(item.coverage.dropped))
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -423,6 +514,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
     if args.dry_run and not args.repair:
         raise BadInput("--dry-run needs --repair: it prints the repair plan without applying it")
+    if args.include_dropped and not args.repair:
+        raise BadInput("--include-dropped needs --repair: it also fills the windows the catch-up rule dropped")
+    if args.max_runs is not None and args.max_runs < 1:
+        raise BadInput(f"--max-runs {args.max_runs} is invalid: give a number of runs of at least 1")
     token = args.token or os.environ.get(TOKEN_ENV)
     if not token:
         username = args.username or os.environ.get(USERNAME_ENV)
@@ -441,10 +536,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         by_id = {d["dag_id"]: d for d in known}
         missing = [d for d in args.dag_id if d not in by_id]
         if missing:
-            found = ", ".join(sorted(by_id)) or "none"
+            names = sorted(by_id)
+            found = ", ".join(short_repr(n, 80) for n in names[:10]) or "none"
+            found += f" and {len(names) - 10} more" if len(names) > 10 else ""
             raise BadInput(
-                f"--dag-id {missing[0]!r} is not a HopsworksTimetable DAG you may read on {args.api}; "
-                f"those are: {found}"
+                f"--dag-id {short_repr(missing[0])} is not a HopsworksTimetable DAG you may read on "
+                f"{short_repr(args.api)}; those are: {found}"
             )
         chosen = [by_id[d] for d in args.dag_id]
     results: list[Audited] = []
@@ -453,20 +550,34 @@ def cmd_audit(args: argparse.Namespace) -> int:
         runs = client.runs(settings.dag_id)
         cov = coverage(settings.policy, settings.catchup, settings.offset, runs, now)
         item = Audited(settings, runs, cov)
-        if args.repair and not cov.complete:
-            item.repair = _checked(client, settings.dag_id, plan_repair(cov, runs))
-            if not args.dry_run:
-                item.applied = [_apply(client, settings.dag_id, step) for step in item.repair]
+        if args.repair:
+            plan = plan_repair(cov, runs, include_dropped=args.include_dropped)
+            item.repair = _checked(client, settings.dag_id, plan) if plan else []
         results.append(item)
+    limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
+    planned = sum(_runs_in(r.repair) for r in results)
+    if args.repair and not args.dry_run and planned > limit:
+        per_dag = ", ".join(f"{short_repr(r.settings.dag_id, 80)}: {_runs_in(r.repair)}" for r in results if r.repair)
+        raise BadInput(
+            f"--repair would create {planned:,} run(s) ({per_dag}), more than --max-runs {limit:,}; nothing was "
+            f"changed: look at the plan with --dry-run, then pass --max-runs {planned} to allow it"
+        )
+    if args.repair and not args.dry_run:
+        for item in results:
+            item.applied = [_apply(client, item.settings.dag_id, step) for step in item.repair]
     complete = all(r.coverage.complete for r in results)
+    failing = any(_failed(r, args.strict) for r in results)
     payload = {
         "api": args.api,
         "complete": complete,
+        "ok": not failing,
+        "strict": bool(args.strict),
         "dags": [
             {
                 "dag_id": r.settings.dag_id,
                 **r.coverage.as_json(),
                 "repair": [s.as_json() for s in r.repair],
+                "repair_runs": _runs_in(r.repair),
                 "applied": r.applied,
                 "dry_run": bool(args.dry_run),
             }
@@ -480,10 +591,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
             lines += [*_text(r, args.limit), ""]
         if not results:
             lines.append(f"no HopsworksTimetable DAGs readable on {args.api}")
+        if args.repair and args.dry_run and planned > limit:
+            lines.append(
+                f"--repair would create {planned:,} run(s): more than --max-runs {limit:,}, so it would refuse"
+            )
         return lines
 
     emit(args, payload, text)
-    return 0 if complete else GAPS_FOUND
+    return GAPS_FOUND if failing else 0
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -494,7 +609,18 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--token", help=f"API token (default ${TOKEN_ENV})")
     p.add_argument("--username", help=f"log in at /auth/token (default ${USERNAME_ENV})")
     p.add_argument("--password", help=f"with --username (default ${PASSWORD_ENV})")
+    p.add_argument("--strict", action="store_true", help="exit 3 also for windows the schedule dropped by design")
     p.add_argument("--repair", action="store_true", help="create the runs that fill the gaps")
+    p.add_argument(
+        "--include-dropped",
+        action="store_true",
+        help="with --repair: also fill the windows the catch-up bound or catchup=False dropped",
+    )
+    p.add_argument(
+        "--max-runs",
+        type=int,
+        help=f"with --repair: the most runs it may create (default {DEFAULT_MAX_RUNS}); a larger plan is refused",
+    )
     p.add_argument("--dry-run", action="store_true", help="with --repair: print the plan, change nothing")
     p.add_argument("--limit", type=int, default=60, help="the newest fires shown per DAG (default 60)")
     p.add_argument("--now", help="the present moment (default: the real clock)")

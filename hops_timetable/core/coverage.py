@@ -12,12 +12,18 @@ fire from the DAG's start to *now* gets one decision, in the outage simulator's 
 * ``missed: ...``: no run and the bound does not explain it (the DAG was paused, Airflow down past the bound
   "now", or the run was deleted).
 
+Two kinds of unprocessed window are kept apart. Fires the schedule drops *by design* (the decisions in
+:data:`~hops_timetable.core.simulate.BY_DESIGN`: the catch-up bound, ``catchup=False``, ``skip_to_date``, before
+the start, after the end) are listed and counted, and their windows form ``dropped``; they are not gaps. Windows that
+*should* have been processed and were not (a failed run, a missed or overdue fire) are the ``gaps``, and windows
+processed more than once the ``duplicates`` and ``overlaps``.
+
 Each run's HOPS window is the one its tasks see, by the operators' own rule
 (:func:`~hops_timetable.core.conf_window.resolve_hops_env`): a window in ``conf["hops_window"]``, else the
-scheduler's window for scheduled and backfill runs, else none. The *expected* windows are those of every eligible
-fire up to now; the *processed* ones those of runs that succeeded or are in flight. Gaps are the parts of the
-expected span no processed window covers (each with the reasons of the fires there), overlaps the parts two
-processed windows cover, duplicates identical windows of two runs. Pure: no Airflow import.
+scheduler's window for scheduled and backfill runs, else none. The *expected* windows are those of every fire up
+to now that was not dropped by design; the *processed* ones those of runs that succeeded or are in flight. Gaps are
+the parts of the expected span no processed window covers (each with the reasons of the fires there), overlaps the
+parts two processed windows cover, duplicates identical windows of two runs. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from hops_timetable.core.conf_window import (
     conf_with_form_window,
     resolve_hops_env,
 )
-from hops_timetable.core.simulate import Decision
+from hops_timetable.core.simulate import BY_DESIGN, Decision
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
 
 __all__ = [
@@ -116,9 +122,14 @@ class FireCoverage:
         return str(self.decision.value)
 
     @property
+    def by_design(self) -> bool:
+        """The schedule itself left this fire without a run (its bounds, skip_to_date or catch-up rule)."""
+        return self.decision in BY_DESIGN
+
+    @property
     def expected(self) -> bool:
-        """Whether this window counts: eligible, and not a fire that has only just become due."""
-        return self.decision is not Decision.BEFORE_SKIP_TO_DATE and not self.pending
+        """Whether this window should have been processed: not dropped by design, and not only just due."""
+        return not self.by_design and not self.pending
 
 
 @dataclass(frozen=True)
@@ -152,39 +163,59 @@ class Coverage:
     duplicates: list[Span]
     truncated: bool = False
     counts: dict[str, int] = field(default_factory=dict)
+    dropped: list[Span] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
-        """Every expected window up to now is processed or in flight."""
+        """Every expected window up to now is processed or in flight (drops by design aside)."""
         return not self.gaps
 
+    @property
+    def ok(self) -> bool:
+        """Complete, and no window processed twice or in part twice: nothing went wrong that should not have."""
+        return self.complete and not self.duplicates and not self.overlaps
+
+    def missing(self) -> list[FireCoverage]:
+        """The fires whose window should have been processed and was not."""
+        return [f for f in self.fires if f.expected and not f.covered]
+
+    def dropped_fires(self) -> list[FireCoverage]:
+        """The fires the schedule dropped by design whose window no run processed."""
+        return [f for f in self.fires if f.by_design and not f.covered]
+
     def verdict(self) -> str:
-        """One line: complete, or how many windows are missing and why."""
+        """One line naming both kinds: the windows that should have run and did not, and the drops by design."""
         expected = sum(1 for f in self.fires if f.expected)
-        if self.complete:
-            extra = []
-            if self.duplicates:
-                extra.append(f"{len(self.duplicates)} window(s) processed more than once")
-            elif self.overlaps:
-                extra.append(f"{len(self.overlaps)} overlap(s)")
-            pending = sum(1 for f in self.fires if f.pending)
-            if pending:
-                extra.append(f"{pending} fire(s) due a moment ago, run not created yet")
-            tail = f" ({'; '.join(extra)})" if extra else ""
-            return f"complete: all {expected} expected window(s) up to {format_hops_time(self.now)} processed{tail}"
-        missing = [f for f in self.fires if f.expected and not f.covered]
-        why: dict[str, int] = defaultdict(int)
-        for fire in missing:
-            why[fire.status] += 1
-        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(why.items(), key=lambda kv: -kv[1]))
-        return f"gaps found: {len(missing)} of {expected} window(s) not processed ({parts}); {len(self.gaps)} gap(s)"
+        dropped = _tally(self.dropped_fires())
+        design = f"{dropped[0]} dropped by design ({dropped[1]})" if dropped[0] else "none dropped by design"
+        twice = []
+        if self.duplicates:
+            twice.append(f"{len(self.duplicates)} window(s) processed more than once")
+        if self.overlaps:
+            twice.append(f"{len(self.overlaps)} overlap(s)")
+        upto = format_hops_time(self.now)
+        if not self.complete:
+            missing = _tally(self.missing())
+            head = f"gaps found: {missing[0]} of {expected} expected window(s) not processed ({missing[1]}); "
+            return head + "; ".join([f"{len(self.gaps)} gap(s)", *twice, design])
+        if twice:
+            return f"overlaps found: all {expected} expected window(s) up to {upto} processed; " + "; ".join(
+                [*twice, design]
+            )
+        pending = sum(1 for f in self.fires if f.pending)
+        tail = f" ({pending} fire(s) due a moment ago, run not created yet)" if pending else ""
+        return f"complete: all {expected} expected window(s) up to {upto} processed{tail}; {design}"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "now": format_hops_time(self.now),
             "begin": None if self.begin is None else format_hops_time(self.begin),
             "complete": self.complete,
+            "ok": self.ok,
             "verdict": self.verdict(),
+            "expected_windows": sum(1 for f in self.fires if f.expected),
+            "missing_windows": len(self.missing()),
+            "dropped_by_design": len(self.dropped_fires()),
             "truncated": self.truncated,
             "counts": dict(self.counts),
             "fires": [
@@ -214,6 +245,7 @@ class Coverage:
                 for r in self.runs
             ],
             "gaps": [g.as_json() for g in self.gaps],
+            "dropped": [d.as_json() for d in self.dropped],
             "overlaps": [o.as_json() for o in self.overlaps],
             "duplicates": [d.as_json() for d in self.duplicates],
         }
@@ -311,12 +343,13 @@ def coverage(
                 pending=decision is Decision.DUE and fire > now - due_grace,
             )
         )
-    gaps = _gaps(result, processed)
+    gaps = _gaps([f for f in result if f.expected], processed)
+    dropped = _gaps([f for f in result if f.by_design], processed)
     overlaps, duplicates = _overlaps(windows)
     counts: dict[str, int] = defaultdict(int)
     for item in result:
         counts[item.status] += 1
-    return Coverage(now, begin, result, windows, gaps, overlaps, duplicates, truncated, dict(counts))
+    return Coverage(now, begin, result, windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
 
 
 def _begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime | None) -> datetime | None:
@@ -434,9 +467,16 @@ def _holes(
     return holes
 
 
-def _gaps(fires: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
-    """The parts of the expected windows no processed window covers, with the reasons of the fires there."""
-    expected = [f for f in fires if f.expected]
+def _tally(fires: Sequence[FireCoverage]) -> tuple[int, str]:
+    """How many *fires*, and their statuses counted, the commonest first."""
+    why: dict[str, int] = defaultdict(int)
+    for fire in fires:
+        why[fire.status] += 1
+    return len(fires), ", ".join(f"{n} {reason}" for reason, n in sorted(why.items(), key=lambda kv: -kv[1]))
+
+
+def _gaps(expected: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
+    """The parts of the windows of *expected* (fires in order) that no processed window covers, with their reasons."""
     holes = _holes(_merge_spans((f.window.start, f.window.end) for f in expected), processed)
     # Windows follow the fires: their starts and their ends both grow with the fire, and so do the holes, so one
     # pass finds the fires each hole meets.

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from hops_timetable.core.coverage import Coverage, FireCoverage, RunWindow
 from hops_timetable.core.settings import ScheduleSettings
-from hops_timetable.core.simulate import Decision
+from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
 __all__ = ["TIMELINE_ROWS", "dag_page", "run_page", "schedule_in_words"]
@@ -28,6 +28,7 @@ _COLOURS = {
     Decision.DUE.value: "#9e9e9e",
 }
 _MISSING = "#ef6c00"
+_DROPPED = "#f9d27a"  # dropped by design: the catch-up rule's own doing, not a failure
 _SKIPPED = "#bdbdbd"
 
 _STYLE = """
@@ -93,7 +94,9 @@ def _colour(fire: FireCoverage) -> str:
         return _COLOURS.get(fire.status, _COLOURS["failed"])
     if fire.decision is Decision.DUE:
         return _COLOURS[Decision.DUE.value]
-    if not fire.expected:
+    if fire.decision in CATCH_UP_DROPS:
+        return _DROPPED
+    if fire.by_design:
         return _SKIPPED
     return _MISSING
 
@@ -171,7 +174,8 @@ def _timeline(cov: Coverage, dag_id: str) -> str:
                 ("ran", _COLOURS["ran"]),
                 ("running", _COLOURS["running"]),
                 ("failed", _COLOURS["failed"]),
-                ("dropped / missed", _MISSING),
+                ("missed", _MISSING),
+                ("dropped by design", _DROPPED),
                 ("due", _COLOURS[Decision.DUE.value]),
                 ("skipped", _SKIPPED),
                 ("conf window", "#6a1b9a"),
@@ -258,7 +262,7 @@ def dag_page(
         if upcoming
         else "<p>No further fires.</p>"
     )
-    verdict_class = "ok" if cov.complete else "bad"
+    verdict_class = "ok" if cov.ok else "bad"
     truncated = f"<p>Only the newest {len(cov.fires)} fires are shown.</p>" if cov.truncated else ""
     body = (
         f"<h1>Hopsworks schedule of {escape(dag_id)}</h1>"
@@ -270,6 +274,7 @@ def dag_page(
         f"{_spans_table('Gaps', 'gaps', cov.gaps)}"
         f"{_spans_table('Windows processed more than once', 'duplicates', cov.duplicates)}"
         f"{_spans_table('Overlaps', 'overlaps', cov.overlaps)}"
+        f"{_spans_table('Dropped by design', 'dropped', cov.dropped)}"
         f"<h2>Every fire</h2>{_fire_table(cov, dag_id)}"
     )
     return _page(f"Hopsworks: {dag_id}", body)

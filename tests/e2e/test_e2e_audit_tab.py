@@ -191,16 +191,19 @@ def test_audit_marks_exactly_the_fires_the_outage_dropped_and_their_windows_as_g
         assert decided[text] == expected, (text, dag["fires"])
 
     # With no offset the HOPS window of a fire is [fire - 5 s, fire), the first one clamped to the start_time:
-    # the gaps are the windows of the dropped fires and of the failed runs, each gap with the reasons of its fires.
+    # the gaps are the windows of the failed runs; the windows of the fires the bound dropped are dropped by
+    # design, listed apart and not gaps.
     def window(fire: datetime) -> tuple[datetime, datetime]:
         return max(fire - STEP, outage.start_time), fire
 
-    reason = {window(f): Decision.DROPPED_BOUND.value for f in dropped} | {window(f): "failed" for f in failed}
-    assert [(g["start"], g["end"]) for g in dag["gaps"]] == merged(list(reason))
-    for gap in dag["gaps"]:
-        inside = [r for (lo, hi), r in sorted(reason.items()) if gap["start"] <= format_hops_time(lo) < gap["end"]]
-        assert gap["reasons"] == list(dict.fromkeys(inside)), (gap, reason)
-    assert dag["verdict"].startswith(f"gaps found: {len(reason)} of {len(fires)} window(s)")
+    assert [(g["start"], g["end"]) for g in dag["gaps"]] == merged([window(f) for f in failed])
+    assert all(g["reasons"] == ["failed"] for g in dag["gaps"]), dag["gaps"]
+    assert [(d["start"], d["end"]) for d in dag["dropped"]] == merged([window(f) for f in dropped])
+    assert all(d["reasons"] == [Decision.DROPPED_BOUND.value] for d in dag["dropped"]), dag["dropped"]
+    assert dag["verdict"].startswith(
+        f"gaps found: {len(failed)} of {len(fires) - len(dropped)} expected window(s) not processed"
+    ), dag["verdict"]
+    assert f"{len(dropped)} dropped by design" in dag["verdict"]
 
 
 def test_the_tab_lists_the_same_windows_as_the_rest_api_and_the_run_view_its_hops_values(outage: Outage) -> None:
@@ -328,7 +331,8 @@ def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repea
     stack = outage.stack
     now = format_hops_time(outage.cutoff)
     before = stack.runs(DAG_ID)
-    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair", "--dry-run")
+    # --include-dropped: the windows the bound dropped are filled too, so every window ends up processed.
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair", "--include-dropped", "--dry-run")
     assert status == 3
     plan = payload["dags"][0]["repair"]
     gaps = payload["dags"][0]["gaps"]
@@ -341,7 +345,7 @@ def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repea
         r.run_id for r in before if r.run_type != "scheduled"
     ]
 
-    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair")
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair", "--include-dropped")
     assert status == 3  # what was found; the repair runs come after
     applied = payload["dags"][0]["applied"]
     assert len(applied) == len(payload["dags"][0]["repair"]) >= 1
@@ -362,7 +366,8 @@ def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repea
     status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now)
     assert status == 0, payload["dags"][0]["verdict"]
     assert payload["dags"][0]["complete"] and payload["dags"][0]["gaps"] == []
+    assert payload["dags"][0]["dropped_by_design"] == 0
     assert gaps
     # A second repair finds nothing to do.
-    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair")
+    status, payload = audit(outage, "--dag-id", DAG_ID, "--now", now, "--repair", "--include-dropped")
     assert status == 0 and payload["dags"][0]["repair"] == []

@@ -1,0 +1,219 @@
+"""``audit`` end to end against a fake Airflow: drops by design apart from gaps, the exit status, ``--repair``'s
+limits, SQLite's refusal of backfills, and paged answers that do not add up.
+
+The fake answers the routes ``audit`` reads with the shapes Airflow 3's REST API gives (``dag_runs`` and
+``total_entries`` pages, the backfill dry run's ``backfills``, the 503 its backfill route sends on a locked SQLite
+database); the end-to-end suite runs the same command against a real Airflow. The expected counts come from the
+schedule's arithmetic (hours between two instants), not from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+import pytest
+
+from hops_timetable.cli import audit
+from hops_timetable.cli.app import main
+from hops_timetable.core.simulate import Decision
+
+UTC = timezone.utc
+HOUR = timedelta(hours=1)
+START = datetime(2026, 1, 1, tzinfo=UTC)
+DEPLOYED = datetime(2026, 12, 1, 12, 30, tzinfo=UTC)
+NOW = datetime(2026, 12, 1, 15, 30, tzinfo=UTC)
+
+
+def iso(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def scheduled(fire: datetime, queued: datetime, state: str = "success") -> dict[str, Any]:
+    return {
+        "dag_run_id": f"scheduled__{fire.isoformat()}",
+        "run_type": "scheduled",
+        "state": state,
+        "run_after": iso(fire),
+        "logical_date": iso(fire - HOUR),
+        "data_interval_start": iso(fire - HOUR),
+        "data_interval_end": iso(fire),
+        "queued_at": iso(queued),
+        "conf": {},
+    }
+
+
+def bounded_catchup_history(failed: tuple[datetime, ...] = ()) -> list[dict[str, Any]]:
+    """dags/bounded_catchup.py (hourly since 2026-01-01, max_catchup_runs=24) first scheduled at DEPLOYED: the 24
+    newest due fires run at once, every later fire at its own time."""
+    newest_due = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    replayed = [newest_due - k * HOUR for k in range(23, -1, -1)]
+    on_time = [newest_due + k * HOUR for k in range(1, 4)]
+    runs = [scheduled(f, DEPLOYED, "failed" if f in failed else "success") for f in replayed]
+    runs += [scheduled(f, f + timedelta(seconds=2), "failed" if f in failed else "success") for f in on_time]
+    return runs
+
+
+BOUNDED = {
+    "dag_id": "bounded_catchup",
+    "cron_expression": "0 0 * ? * * *",
+    "start_time": iso(START),
+    "end_time": None,
+    "skip_to_date": None,
+    "catchup": True,
+    "max_catchup_runs": 24,
+    "start_time_offset_seconds": None,
+    "is_paused": False,
+}
+# Hourly fires 2026-01-01T01:00 .. 2026-11-30T12:00 lie before the 24 replayed ones: the bound dropped them.
+DROPPED = int((datetime(2026, 11, 30, 12, tzinfo=UTC) - START) / HOUR)
+
+
+@dataclass
+class FakeAirflow:
+    runs: list[dict[str, Any]]
+    dags: list[dict[str, Any]] = field(default_factory=lambda: [BOUNDED])
+    backfill_answer: httpx.Response | None = None
+    seen: list[httpx.Request] = field(default_factory=list)
+    honour_offset: bool = True
+    total_entries: bool = True
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        path = request.url.path
+        if path == "/hops/api/dags":
+            return httpx.Response(200, json={"dags": self.dags})
+        if path.endswith("/dagRuns") and request.method == "GET":
+            offset = int(request.url.params["offset"]) if self.honour_offset else 0
+            limit = int(request.url.params["limit"])
+            page: dict[str, Any] = {"dag_runs": self.runs[offset : offset + limit]}
+            if self.total_entries:
+                page["total_entries"] = len(self.runs)
+            return httpx.Response(200, json=page)
+        if path == "/api/v2/backfills/dry_run":
+            body = json.loads(request.content)
+            first = datetime.fromisoformat(body["from_date"])
+            last = datetime.fromisoformat(body["to_date"])
+            dates = [first + k * HOUR for k in range(int((last - first) / HOUR) + 1)]
+            return httpx.Response(200, json={"backfills": [{"logical_date": iso(d)} for d in dates]})
+        if path == "/api/v2/backfills" and request.method == "POST":
+            return self.backfill_answer or httpx.Response(200, json={"id": 1})
+        if path.endswith("/dagRuns") and request.method == "POST":
+            return httpx.Response(200, json={"dag_run_id": json.loads(request.content)["dag_run_id"]})
+        return httpx.Response(404, json={"detail": "no such route in the fake"})
+
+    def writes(self) -> list[str]:
+        return [r.url.path for r in self.seen if r.method == "POST" and not r.url.path.endswith("/dry_run")]
+
+
+@pytest.fixture
+def airflow(monkeypatch: pytest.MonkeyPatch) -> FakeAirflow:
+    fake = FakeAirflow(bounded_catchup_history())
+
+    def client(self: audit.Client, api: str, token: str, *, timeout: float = 30.0) -> None:
+        self._errors = httpx.HTTPError
+        self.http = httpx.Client(base_url=api, transport=httpx.MockTransport(fake.handle))
+
+    monkeypatch.setattr(audit.Client, "__init__", client)
+    monkeypatch.setattr("hops_timetable.cli.audit.time.sleep", lambda seconds: None)
+    return fake
+
+
+def run_audit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["audit", "--api", "http://airflow.invalid", "--token", "t", "--now", iso(NOW), *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_bounded_catchup_example_is_complete_its_drops_by_design_counted_apart(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run_audit(capsys, "--json")
+    (dag,) = json.loads(out)["dags"]
+    assert status == 0
+    assert dag["gaps"] == [] and dag["missing_windows"] == 0
+    assert dag["expected_windows"] == 27 and dag["dropped_by_design"] == DROPPED
+    assert [(d["start"], d["end"], d["reasons"]) for d in dag["dropped"]] == [
+        ("2026-01-01T00:00:00Z", "2026-11-30T12:00:00Z", [Decision.DROPPED_BOUND.value])
+    ]
+    assert dag["verdict"] == (
+        "complete: all 27 expected window(s) up to 2026-12-01T15:30:00Z processed; "
+        f"{DROPPED} dropped by design ({DROPPED} dropped beyond max_catchup_runs)"
+    )
+    status, out, _ = run_audit(capsys, "--strict")
+    assert status == 3 and out.rstrip().endswith(
+        f"{DROPPED} dropped by design ({DROPPED} dropped beyond max_catchup_runs)"
+    )
+
+
+def test_repair_leaves_drops_by_design_alone_and_refuses_a_plan_beyond_max_runs(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run_audit(capsys, "--json", "--repair", "--dry-run")
+    assert status == 0 and json.loads(out)["dags"][0]["repair"] == []
+
+    status, _, err = run_audit(capsys, "--repair", "--include-dropped")
+    assert status == 2
+    assert f"--repair would create {DROPPED:,} run(s)" in err and "more than --max-runs 100" in err
+    assert airflow.writes() == []
+
+    status, out, _ = run_audit(capsys, "--json", "--repair", "--include-dropped", "--max-runs", str(DROPPED))
+    (dag,) = json.loads(out)["dags"]
+    assert dag["repair_runs"] == DROPPED and [s["kind"] for s in dag["repair"]] == ["backfill"]
+    assert airflow.writes() == ["/api/v2/backfills"]
+
+
+def test_a_failed_run_is_a_gap_and_sqlite_refusing_the_backfill_is_said_plainly(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failed = datetime(2026, 12, 1, 14, tzinfo=UTC)
+    airflow.runs = bounded_catchup_history(failed=(failed,))
+    airflow.backfill_answer = httpx.Response(
+        503,
+        json={
+            "detail": "Database is locked. Backfill creation is not supported on SQLite under concurrent access. "
+            "Please use PostgreSQL or MySQL."
+        },
+    )
+    status, out, _ = run_audit(capsys, "--repair")
+    assert status == 3
+    assert f"gaps found: 1 of 27 expected window(s) not processed (1 failed); 1 gap(s); {DROPPED} dropped" in out
+    assert "on SQLite it does not support backfills while the scheduler writes" in out
+    posted = [r for r in airflow.seen if r.method == "POST" and r.url.path.endswith("/dagRuns")]
+    assert [json.loads(r.content)["conf"]["hops_window"] for r in posted] == [
+        {"start_time": "2026-12-01T13:00:00Z", "end_time": "2026-12-01T14:00:00Z"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"honour_offset": False}, "the page repeats runs already read"),
+        ({"total_entries": False}, "the answer has total_entries=None"),
+    ],
+    ids=["repeated pages", "no total_entries"],
+)
+def test_pages_that_do_not_add_up_stop_the_audit_with_an_error(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str], change: dict[str, bool], message: str
+) -> None:
+    # More runs than one page of 100 holds: hourly, every run on time.
+    airflow.runs = [scheduled(START + k * HOUR, START + k * HOUR) for k in range(1, 251)]
+    for key, value in change.items():
+        setattr(airflow, key, value)
+    status, _, err = run_audit(capsys)
+    assert status == 1 and message in err
+    assert len([r for r in airflow.seen if r.url.path.endswith("/dagRuns")]) <= 2
+
+
+def test_refusals_quote_a_few_hundred_characters_of_the_input_at_most(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    airflow.runs = [{**airflow.runs[0], "run_after": "x" * 100_000}]
+    status, _, err = run_audit(capsys)
+    assert status == 1 and "run_after=" in err and len(err) < 500
+    airflow.dags = [{**BOUNDED, "dag_id": f"dag_{n}_" + "y" * 1000} for n in range(100)]
+    status, _, err = run_audit(capsys, "--dag-id", "z" * 100_000)
+    assert status == 2 and "is not a HopsworksTimetable DAG" in err and len(err) < 2000
