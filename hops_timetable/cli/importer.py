@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import keyword
 import os
 import re
@@ -36,6 +35,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import PROG
 from hops_timetable.cli.output import emit
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
+from hops_timetable.core.json_input import MAX_JSON_BYTES, MAX_JSON_DEPTH, load_json
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
@@ -59,10 +59,6 @@ __all__ = [
     "write_dag_files",
 ]
 
-MAX_JSON_BYTES: Final = 16 * 1024 * 1024
-"""The largest JSON document read: 16 MiB, tens of thousands of schedules."""
-MAX_JSON_DEPTH: Final = 32
-"""The deepest nesting accepted; a Hopsworks export nests four levels."""
 MAX_DAG_ID: Final = 200
 """Longest dag_id produced (Airflow allows 250); longer job names are cut and get a suffix."""
 
@@ -80,39 +76,6 @@ _KNOWN = {
 }
 # REST bookkeeping that says nothing about when the job runs.
 _IGNORED = {"id", "href", "type", "nextExecutionDateTime"}
-
-
-def load_json(raw: str, source: str) -> object:
-    """Parse the JSON text *raw* read from *source*, refusing documents over the size or depth limits.
-
-    Raises :class:`~hops_timetable.core.validation.ArgumentError` with one line naming *source* and the problem.
-    """
-    if len(raw) > MAX_JSON_BYTES:
-        raise ArgumentError(
-            source, None, f"{source} is larger than {MAX_JSON_BYTES:,} characters; split the export into smaller files"
-        )
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        message = f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        raise ArgumentError(source, None, message) from None
-    except RecursionError:
-        raise ArgumentError(source, None, _too_deep(source)) from None
-    except ValueError as exc:  # a number of more digits than Python converts
-        raise ArgumentError(source, None, f"{source} is not readable JSON: {exc}") from None
-    stack: list[tuple[object, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth > MAX_JSON_DEPTH:
-                raise ArgumentError(source, None, _too_deep(source))
-            children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return data
-
-
-def _too_deep(source: str) -> str:
-    return f"{source} nests objects and lists deeper than {MAX_JSON_DEPTH} levels; a Hopsworks export nests four"
 
 
 @dataclass

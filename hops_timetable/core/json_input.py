@@ -1,0 +1,51 @@
+"""Reading untrusted JSON text within a size and a nesting depth: the one place both ``import`` and ``parity`` use.
+
+Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from hops_timetable.core.validation import ArgumentError
+
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "load_json"]
+
+MAX_JSON_BYTES: Final = 16 * 1024 * 1024
+"""The largest JSON document read by default: 16 MiB, tens of thousands of schedules."""
+MAX_JSON_DEPTH: Final = 32
+"""The deepest nesting accepted; a Hopsworks export nests four levels."""
+
+
+def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:
+    """Parse the JSON text *raw* read from *source*, refusing documents over *max_chars* or :data:`MAX_JSON_DEPTH`.
+
+    Raises :class:`~hops_timetable.core.validation.ArgumentError` with one line naming *source* and the problem.
+    """
+    if len(raw) > max_chars:
+        raise ArgumentError(
+            source, None, f"{source} is larger than {max_chars:,} characters; split the export into smaller files"
+        )
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        message = f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise ArgumentError(source, None, message) from None
+    except RecursionError:
+        raise ArgumentError(source, None, _too_deep(source)) from None
+    except ValueError as exc:  # a number of more digits than Python converts
+        raise ArgumentError(source, None, f"{source} is not readable JSON: {exc}") from None
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise ArgumentError(source, None, _too_deep(source))
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return data
+
+
+def _too_deep(source: str) -> str:
+    return f"{source} nests objects and lists deeper than {MAX_JSON_DEPTH} levels; a Hopsworks export nests four"

@@ -1,0 +1,258 @@
+"""Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why.
+
+Each side is a list of :class:`SideRun` (a run attributed to a scheduled fire, or a manual run with or without a
+window) and a :class:`~hops_timetable.core.parity.replay.Plan` (what its schedule makes of every fire, through the
+same outages). Every fire in ``[start, end)`` that either plan makes a run of, drops, or that has a run, gets one
+:class:`Row` classified by :data:`CLASSES`:
+
+* ``match`` / ``match_retried``: both processed the same window (after a failed attempt or a rerun); a fire neither
+  system ran is a ``match`` too, with the rule that explains it;
+* ``differs``: both processed the fire, with other windows (``how``, and a ``hint``);
+* ``missing_in_airflow`` / ``missing_in_hopsworks``: one side has no run; ``explained_by`` names the rule of that
+  side's schedule that drops it (or ``None``: nothing explains it). A manual run with the same window covers it;
+* ``duplicate_in_*``: more than one successful run; ``failed_in_*``: no successful run on that side (or both);
+* ``in_flight``: a side is still running it; ``not_compared``: a run without a readable window (``why``).
+
+Manual runs without a window are listed, never counted. Linear in the number of runs and fires. Pure.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Final
+
+from hops_timetable.core.parity.replay import Plan, Planned
+from hops_timetable.core.window import HopsWindow
+
+__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
+
+CLASSES: Final = (
+    "match",
+    "match_retried",
+    "differs",
+    "missing_in_airflow",
+    "missing_in_hopsworks",
+    "duplicate_in_hopsworks",
+    "duplicate_in_airflow",
+    "failed_in_hopsworks",
+    "failed_in_airflow",
+    "failed_in_both",
+    "in_flight",
+    "not_compared",
+)
+AGREE: Final = frozenset({"match", "match_retried"})
+INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
+EXIT_PARITY, EXIT_DIFFERENCES, EXIT_INCONCLUSIVE = 0, 3, 4
+
+
+@dataclass(frozen=True)
+class SideRun:
+    """One run of one side: the fire it ran for (``None``: manual), its window, ``succeeded``/``failed``/``running``."""
+
+    run_id: str
+    fire: datetime | None
+    window: HopsWindow | None
+    outcome: str
+    attempts: int = 1
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One fire and its classification; ``accepted`` is the signed-off reason when the difference is accepted."""
+
+    fire: datetime
+    status: str
+    hopsworks: HopsWindow | None = None
+    airflow: HopsWindow | None = None
+    hopsworks_runs: tuple[str, ...] = ()
+    airflow_runs: tuple[str, ...] = ()
+    how: str | None = None
+    hint: str | None = None
+    explained_by: str | None = None
+    why: str | None = None
+    accepted: str | None = None
+
+    @property
+    def counts_as_difference(self) -> bool:
+        return self.status not in AGREE and self.status not in INCONCLUSIVE and self.accepted is None
+
+
+@dataclass
+class Report:
+    """The rows, the manual runs of each side, the runs no fire could be found for, and notes on the inputs."""
+
+    start: datetime
+    end: datetime
+    rows: list[Row]
+    manual: list[tuple[str, SideRun]] = field(default_factory=list)
+    unplaced: list[tuple[str, SideRun]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unused_acceptances: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = Counter(row.status for row in self.rows)
+        return {name: counts.get(name, 0) for name in CLASSES}
+
+    @property
+    def exit_status(self) -> int:
+        if any(row.counts_as_difference for row in self.rows):
+            return EXIT_DIFFERENCES
+        undecided = any(row.status in INCONCLUSIVE for row in self.rows)
+        if undecided or self.unplaced or self.notes or not self.rows:
+            return EXIT_INCONCLUSIVE
+        return EXIT_PARITY
+
+    def verdict(self) -> str:
+        status = self.exit_status
+        s = self.summary
+        agree = s["match"] + s["match_retried"]
+        if status == EXIT_PARITY:
+            return f"parity: all {len(self.rows)} fire(s) agree ({s['match_retried']} after a retry)"
+        if status == EXIT_DIFFERENCES:
+            n = sum(1 for r in self.rows if r.counts_as_difference)
+            kinds = ", ".join(f"{v} {k}" for k, v in s.items() if v and k not in AGREE)
+            return f"differences: {n} of {len(self.rows)} fire(s) differ ({kinds}); {agree} agree"
+        why = [f"{v} {k}" for k, v in s.items() if v and k in INCONCLUSIVE]
+        why += [f"{len(self.unplaced)} execution(s) not placed on a fire"] if self.unplaced else []
+        why += self.notes + (["no fire in range"] if not self.rows else [])
+        return f"inconclusive: {'; '.join(why)}; {agree} of {len(self.rows)} fire(s) agree"
+
+
+def compare(
+    start: datetime,
+    end: datetime,
+    hopsworks_plan: Plan,
+    airflow_plan: Plan | None,
+    hopsworks: Sequence[SideRun],
+    airflow: Sequence[SideRun],
+    accepted: Mapping[tuple[datetime, str], str] | None = None,
+) -> Report:
+    """The report of the two sides over ``[start, end)``; see the module docstring."""
+    report = Report(start, end, [])
+    by_fire: dict[str, dict[datetime, list[SideRun]]] = {"hopsworks": defaultdict(list), "airflow": defaultdict(list)}
+    covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
+    for side, runs in (("hopsworks", hopsworks), ("airflow", airflow)):
+        for run in runs:
+            if run.fire is None:
+                if run.window is not None:
+                    covering[side].setdefault((run.window.start, run.window.end), run.run_id)
+                (report.unplaced if run.why and not run.why.startswith("manual") else report.manual).append((side, run))
+            elif start <= run.fire < end:
+                by_fire[side][run.fire].append(run)
+    plans = {"hopsworks": hopsworks_plan, "airflow": airflow_plan}
+    fires = set(by_fire["hopsworks"]) | set(by_fire["airflow"])
+    for plan in (hopsworks_plan, airflow_plan):
+        if plan is not None:
+            fires.update(f for f, p in plan.fires.items() if p.explained_by not in _INELIGIBLE and start <= f < end)
+    pending = dict(accepted or {})
+    for fire in sorted(fires):
+        planned = {side: None if plan is None else plan.fires.get(fire) for side, plan in plans.items()}
+        row = _classify(fire, by_fire["hopsworks"].get(fire, []), by_fire["airflow"].get(fire, []), planned, covering)
+        reason = pending.pop((fire, row.status), None)
+        report.rows.append(row if reason is None else _with(row, accepted=reason))
+    report.unused_acceptances = [(f.isoformat(), s) for f, s in pending]
+    return report
+
+
+_INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
+
+
+def _with(row: Row, **changes: object) -> Row:
+    from dataclasses import replace
+
+    return replace(row, **changes)  # type: ignore[arg-type]
+
+
+def _classify(
+    fire: datetime,
+    hops: list[SideRun],
+    air: list[SideRun],
+    planned: Mapping[str, Planned | None],
+    covering: Mapping[str, Mapping[tuple[datetime, datetime], str]],
+) -> Row:
+    h_ok = [r for r in hops if r.outcome == "succeeded"]
+    a_ok = [r for r in air if r.outcome == "succeeded"]
+    hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
+    aw = a_ok[0].window if a_ok else _expected(planned["airflow"])
+    base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air))
+    blind = [r for r in (*h_ok, *a_ok) if r.window is None]
+    if blind:
+        return _with(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")
+    running = {
+        side for side, runs in (("hopsworks", hops), ("airflow", air)) if any(r.outcome == "running" for r in runs)
+    }
+    if ("hopsworks" in running and not h_ok) or ("airflow" in running and not a_ok):
+        return _with(base, status="in_flight")
+    if not hops and not air:
+        return _neither(base, planned)
+    for side, ran, other_window in (("hopsworks", hops, aw), ("airflow", air, hw)):
+        if not ran:
+            covered = None if other_window is None else covering[side].get((other_window.start, other_window.end))
+            if covered is not None:
+                return _with(base, status="match", why=f"covered by the manual run {covered} in {side}")
+            plan = planned[side]
+            return _with(base, status=f"missing_in_{side}", explained_by=None if plan is None else plan.explained_by)
+    if not h_ok or not a_ok:
+        return _with(
+            base,
+            status="failed_in_both"
+            if not h_ok and not a_ok
+            else "failed_in_hopsworks"
+            if not h_ok
+            else "failed_in_airflow",
+        )
+    if len(h_ok) > 1 or len(a_ok) > 1:
+        return _with(base, status="duplicate_in_hopsworks" if len(h_ok) > 1 else "duplicate_in_airflow")
+    assert hw is not None and aw is not None
+    if (hw.start, hw.end) != (aw.start, aw.end) or hw.logical_date != aw.logical_date:
+        how, hint = _difference(fire, hw, aw)
+        return _with(base, status="differs", how=how, hint=hint)
+    retried = len(hops) + len(air) > 2 or any(r.attempts > 1 for r in (*hops, *air))
+    return _with(base, status="match_retried" if retried else "match")
+
+
+def _any_running(runs: Sequence[SideRun]) -> bool:
+    return any(r.outcome == "running" for r in runs)
+
+
+def _expected(planned: Planned | None) -> HopsWindow | None:
+    return None if planned is None else planned.window
+
+
+def _neither(base: Row, planned: Mapping[str, Planned | None]) -> Row:
+    expected = [side for side, p in planned.items() if p is not None and p.created]
+    if not expected:
+        why = next((p.explained_by for p in planned.values() if p is not None and p.explained_by), None)
+        return _with(base, status="match", explained_by=why, why="neither system ran it")
+    side = expected[0]
+    why = "nor in airflow" if len(expected) == 2 else None
+    return _with(base, status=f"missing_in_{side}", explained_by=None, why=why)
+
+
+def _seconds(delta: timedelta) -> str:
+    value = delta.total_seconds()
+    return f"{value:+.0f}" if value.is_integer() else f"{value:+.3f}"
+
+
+def _difference(fire: datetime, hw: HopsWindow, aw: HopsWindow) -> tuple[str, str | None]:
+    """How the Airflow window *aw* differs from the Hopsworks one *hw*, and the likely cause."""
+    ds, de = aw.start - hw.start, aw.end - hw.end
+    dl = aw.logical_date - hw.logical_date
+    if ds == de and ds:
+        how = f"shifted by {_seconds(ds)} s" + (f", logical date {_seconds(dl)} s" if dl and dl != ds else "")
+        if dl != ds:
+            return how, "offset model?" if not dl else None
+        interval = fire - (aw.logical_date if aw.logical_date < fire else fire)
+        return how, "-start_time meaning?" if abs(ds) == interval else "offset model?"
+    parts = [f"start {_seconds(ds)} s"] if ds else []
+    parts += [f"end {_seconds(de)} s"] if de else []
+    parts += [f"width {_seconds((aw.end - aw.start) - (hw.end - hw.start))} s"] if ds != de else []
+    parts += [f"logical date {_seconds(dl)} s"] if dl else []
+    # Only the start moved: the clamp of the first window to the start, or the floor of the first run after an edit.
+    hint = "first window clamped, or a schedule edit?" if ds and not de else None
+    return ", ".join(parts), hint

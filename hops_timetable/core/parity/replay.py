@@ -1,0 +1,118 @@
+"""What a schedule makes of a time range: the decision and window of every fire, through outages and edits.
+
+The decisions are the outage simulator's (:func:`~hops_timetable.core.simulate.simulate`), the intervals
+:class:`~hops_timetable.core.catchup.CatchupPolicy`'s and the windows :func:`~hops_timetable.core.window.hops_window`'s:
+nothing is re-derived here. A schedule with several versions is replayed one version per stretch of time; the first
+run after an edit never starts its interval before the last run's fire (the policy's edit floor, :class:`After`).
+
+Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Final
+
+from hops_timetable.core.catchup import After, CatchupPolicy
+from hops_timetable.core.parity.exports import ScheduleVersion
+from hops_timetable.core.simulate import Decision, Event, expand, simulate
+from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.window import TICK, HopsWindow, hops_window
+
+__all__ = ["MAX_FIRES", "Plan", "Planned", "replay", "version_index"]
+
+MAX_FIRES: Final = 1_000_000
+"""The most fires a compared range may hold: a per-minute schedule over almost two years."""
+
+EXPLAINED_BY: Final = {
+    Decision.DROPPED_BOUND: "max_catchup_runs",
+    Decision.DROPPED_NO_CATCHUP: "catchup=false",
+    Decision.BEFORE_SKIP_TO_DATE: "skip_to_date",
+    Decision.BEFORE_START: "before start",
+    Decision.AFTER_END: "after end",
+    Decision.NOT_YET_DUE: "outage",
+    Decision.BEFORE_FIRST_LOOK: "outage",
+}
+"""The ``explained_by`` name of each decision that does not create a run."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One fire: its decision, the outage it fell into (if any), its HOPS window and the version in force."""
+
+    decision: Decision
+    event: str | None
+    window: HopsWindow
+    version: int
+
+    @property
+    def created(self) -> bool:
+        return self.decision is Decision.CREATED
+
+    @property
+    def explained_by(self) -> str | None:
+        """Why no run was made, by the names ``parity`` reports; ``None`` for a created run."""
+        return EXPLAINED_BY.get(self.decision)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The replay of one side: every fire in ``[start, end)`` of the versions in force, in fire order."""
+
+    versions: Sequence[ScheduleVersion]
+    fires: dict[datetime, Planned]
+
+    def policy(self, index: int) -> CatchupPolicy:
+        return self.versions[index].settings.policy()
+
+
+def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
+    """The index of the version in force at *moment*: the newest that took effect at or before it (else the first)."""
+    times = [v.effective_from for v in versions[1:] if v.effective_from is not None]
+    return bisect.bisect_right(times, moment)
+
+
+def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, events: Sequence[Event]) -> Plan:
+    """Replay *versions* over ``[start, end)`` through *events* (outages of the system replayed).
+
+    Raises :class:`ArgumentError` when the range holds more than :data:`MAX_FIRES` fires.
+    """
+    fires: dict[datetime, Planned] = {}
+    last: datetime | None = None
+    for index, version in enumerate(versions):
+        begin = start if version.effective_from is None else max(start, version.effective_from)
+        upto = end if index + 1 == len(versions) else min(end, versions[index + 1].effective_from or end)
+        if begin >= upto:
+            continue
+        settings = version.settings
+        policy = settings.policy()
+        deciding = policy
+        if index and version.effective_from is not None and (policy.start is None or policy.start < begin):
+            # An edit takes effect while the scheduler runs: nothing before it is replayed as a first deployment.
+            deciding = replace(policy, start=begin - TICK)
+        rows = simulate(deciding, settings.catchup, begin - TICK, upto - TICK, events, count_cap=MAX_FIRES + 1)
+        if sum(r.count for r in rows) > MAX_FIRES or not all(r.count_exact for r in rows):
+            raise ArgumentError(
+                "--from",
+                start,
+                f"the range holds more than {MAX_FIRES:,} fires of {settings.cron.source!r}; narrow --from/--to",
+            )
+        floor = last
+        for row in expand(rows, settings.cron, MAX_FIRES):
+            fire = row.first
+            if fire < begin:
+                continue  # replayed at the first look, before the range
+            run = policy.run(fire)
+            if row.decision is Decision.CREATED:
+                if floor is not None and floor < fire:
+                    # The policy's rule for the first run after an edit: never before the last run's fire.
+                    found = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire)
+                    run = run if found is None else found
+                floor = None
+                last = fire
+            window = hops_window(run.interval_start, fire, settings.offset)
+            fires[fire] = Planned(row.decision, row.event, window, index)
+    return Plan(versions, fires)

@@ -1,0 +1,143 @@
+"""The two sides of a parity check as runs on fires: Hopsworks' executions or ledger, Airflow's replay, and the
+outages inferred from late launches.
+
+Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from hops_timetable.core.parity.compare import Report, SideRun, compare
+from hops_timetable.core.parity.exports import Execution, LedgerRow, ScheduleVersion
+from hops_timetable.core.parity.meaning import DEFAULT_GRACE, Reading, attribute, detect_meaning
+from hops_timetable.core.parity.replay import Plan, replay, version_index
+from hops_timetable.core.simulate import Event
+from hops_timetable.core.window import TICK, HopsWindow
+
+__all__ = ["Outcome", "execution_runs", "infer_outages", "ledger_runs", "parity", "replay_runs"]
+
+_SECOND = timedelta(seconds=1)
+
+
+def execution_runs(executions: Iterable[Execution], meaning: str, plan: Plan) -> list[SideRun]:
+    """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*."""
+    runs = []
+    for execution in executions:
+        fire, window, why = attribute(execution, meaning, plan)
+        runs.append(
+            SideRun(f"execution {execution.id}", fire, window, execution.outcome, 1 + execution.rerun_count, why)
+        )
+    return runs
+
+
+def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
+    """A ledger's windows as runs: on the fire after ``HOPS_LOGICAL_DATE``, else at or before the window's end moved
+    back by the offset (the fire that ends the interval)."""
+    runs = []
+    for row in rows:
+        moment = row.logical_date if row.logical_date is not None else row.end
+        version = plan.versions[version_index(plan.versions, moment)].settings
+        offset = timedelta(seconds=version.offset or 0)
+        if row.logical_date is not None:
+            fire = version.cron.next_after(row.logical_date)
+            logical = row.logical_date
+        else:
+            fire = version.cron.prev_before(row.end + offset + TICK)
+            logical = row.start + offset
+        window = HopsWindow(row.start, row.end, logical)
+        why = "" if fire is not None else f"no fire of {version.cron.source!r} for the window ending {row.end}"
+        runs.append(SideRun(f"ledger {row.id}", fire, window, row.outcome, 1, why))
+    return runs
+
+
+def replay_runs(plan: Plan, start: datetime, end: datetime) -> list[SideRun]:
+    """The runs a replayed schedule makes in ``[start, end)``, all successful."""
+    return [
+        SideRun(f"replayed {fire.isoformat()}", fire, planned.window, "succeeded")
+        for fire, planned in plan.fires.items()
+        if planned.created and start <= fire < end
+    ]
+
+
+def infer_outages(
+    runs: Sequence[SideRun], submitted: Mapping[str, datetime], grace: timedelta, since: datetime
+) -> list[Event]:
+    """Hopsworks down before each late launch: from just after the newest fire launched on time before it (else from
+    *since*), to the launch. A run is late when submitted more than *grace* after its fire."""
+    on_time: list[datetime] = []
+    late: list[tuple[datetime, datetime]] = []
+    for run in runs:
+        at = submitted.get(run.run_id)
+        if run.fire is None or at is None:
+            continue
+        if at - run.fire > grace:
+            late.append((run.fire, at))
+        else:
+            on_time.append(run.fire)
+    on_time.sort()
+    events = []
+    for fire, at in late:
+        i = bisect.bisect_left(on_time, fire)
+        begin = on_time[i - 1] + _SECOND if i else since
+        events.append(Event("outage", min(begin, fire), at))
+    return events
+
+
+@dataclass
+class Outcome:
+    """A parity check's result: the report, how ``-start_time`` was read, and the outages replayed."""
+
+    report: Report | None
+    reading: Reading | None
+    outages: list[Event] = field(default_factory=list)
+    inferred: list[Event] = field(default_factory=list)
+
+
+def parity(
+    versions: Sequence[ScheduleVersion],
+    start: datetime,
+    end: datetime,
+    *,
+    executions: Sequence[Execution] | None = None,
+    ledger: Sequence[LedgerRow] | None = None,
+    airflow_versions: Sequence[ScheduleVersion] | None = None,
+    airflow_runs: Sequence[SideRun] | None = None,
+    outages: Sequence[Event] = (),
+    meaning: str | None = None,
+    grace: timedelta = DEFAULT_GRACE,
+    accepted: Mapping[tuple[datetime, str], str] | None = None,
+    incomplete_note: str | None = None,
+) -> Outcome:
+    """Compare Hopsworks (*executions* or *ledger*) with Airflow over ``[start, end)``.
+
+    Airflow is *airflow_runs* (read from a live Airflow) planned by *airflow_versions*, or with no runs the replay
+    of *airflow_versions* (a DAG file's schedule), or of *versions* themselves. Outages declared and inferred from
+    late executions are replayed on both sides. With executions, the report is ``None`` when the meaning of
+    ``-start_time`` cannot be decided (see :attr:`Outcome.reading`).
+    """
+    reading: Reading | None = None
+    provisional = replay(versions, start, end, outages)
+    if executions is not None:
+        reading = detect_meaning(executions, versions, grace, meaning)
+        if reading.meaning is None:
+            return Outcome(None, reading, list(outages))
+        hops = execution_runs(executions, reading.meaning, provisional)
+        submitted = {f"execution {e.id}": e.submitted for e in executions}
+        inferred = infer_outages(hops, submitted, grace, start)
+    else:
+        hops = ledger_runs(ledger or (), provisional)
+        inferred = []
+    events = [*outages, *inferred]
+    hops_plan = replay(versions, start, end, events) if inferred else provisional
+    if executions is not None and inferred and reading is not None and reading.meaning is not None:
+        hops = execution_runs(executions, reading.meaning, hops_plan)
+    air_plan = hops_plan if airflow_versions is None else replay(airflow_versions, start, end, events)
+    air = list(airflow_runs) if airflow_runs is not None else replay_runs(air_plan, start, end)
+    report = compare(start, end, hops_plan, air_plan, hops, air, accepted)
+    if incomplete_note:
+        report.notes.append(incomplete_note)
+    return Outcome(report, reading, list(outages), inferred)

@@ -1,0 +1,298 @@
+"""The parity core: reading exports (untrusted), the meaning of -start_time, and properties over synthesized
+exports. Fires come from croniter (an independent engine) and windows from the rules written out by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from croniter import croniter
+from fuzzing import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hops_timetable.core.parity import load_executions, load_ledger, load_schedule_versions, parity
+from hops_timetable.core.parity.exports import MAX_EXECUTIONS
+from hops_timetable.core.validation import ArgumentError
+
+UTC = timezone.utc
+DAY0 = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def _ms(value: datetime) -> int:
+    return int((value - datetime(1970, 1, 1, tzinfo=UTC)) / timedelta(milliseconds=1))
+
+
+def _instant(value: datetime) -> str:
+    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    return text + (f".{value.microsecond // 1000:03d}Z" if value.microsecond else "Z")
+
+
+def _item(ident: int, submitted: datetime, arg: datetime | None, **extra: object) -> dict[str, object]:
+    item: dict[str, object] = {
+        "id": ident,
+        "submissionTime": submitted.strftime("%Y-%m-%dT%H:%M:%S.") + f"{submitted.microsecond // 1000:03d}Z",
+        "state": "FINISHED",
+        "finalStatus": "SUCCEEDED",
+        "args": "" if arg is None else f"-start_time {_instant(arg)}",
+    }
+    item.update(extra)
+    return item
+
+
+# -- reading ----------------------------------------------------------------------------------------------------
+
+
+def test_an_empty_listing_has_no_items_key() -> None:
+    export = load_executions({"href": "x", "count": 0}, "e")
+    assert export.executions == [] and not export.incomplete
+
+
+def test_pages_merge_by_id_and_the_rerun_is_the_newest_copy() -> None:
+    t = datetime(2026, 5, 1, 10, 0, 20, 5000, tzinfo=UTC)
+    failed = _item(5, t, t, state="FAILED", finalStatus="FAILED")
+    rerun = _item(5, t, t, rerunCount=1)
+    for pages in (
+        [{"items": [failed], "count": 1}, {"items": [rerun], "count": 1}],
+        [{"items": [rerun], "count": 1}, {"items": [failed], "count": 1}],
+    ):
+        export = load_executions(pages, "e")
+        assert [(e.id, e.outcome, e.rerun_count) for e in export.executions] == [(5, "succeeded", 1)]
+        assert export.merged_copies == 1
+
+
+def test_missing_pages_are_noticed_by_count() -> None:
+    t = DAY0
+    export = load_executions({"items": [_item(1, t, t)], "count": 3}, "e")
+    assert export.incomplete
+
+
+def test_a_spark_job_finished_with_a_failed_application_failed() -> None:
+    t = DAY0
+    export = load_executions({"items": [_item(1, t, t, finalStatus="FAILED"), _item(2, t, t, state="RUNNING")]}, "e")
+    assert [e.outcome for e in export.executions] == ["failed", "running"]
+
+
+@pytest.mark.parametrize(
+    ("item", "words"),
+    [
+        ({"id": "7", "submissionTime": "2026-05-01T10:00:00.000Z", "state": "FINISHED"}, "id='7'"),
+        ({"id": 7, "submissionTime": "2026-05-01 10:00", "state": "FINISHED"}, "submissionTime='2026-05-01 10:00'"),
+        (
+            {"id": 7, "submissionTime": "2026-05-01T10:00:00.000Z", "state": "FINISHED", "args": "-start_time x"},
+            "-start_time='x'",
+        ),
+        ({"id": 7, "submissionTime": "2026-05-01T10:00:00.000Z", "state": 3}, "state=3"),
+        (
+            {"id": 7, "submissionTime": "2026-05-01T10:00:00.000Z", "state": "FINISHED", "rerunCount": -1},
+            "rerunCount=-1",
+        ),
+    ],
+)
+def test_a_bad_execution_is_refused_naming_the_field_and_value(item: dict[str, object], words: str) -> None:
+    with pytest.raises(ArgumentError, match="items\\[0\\]") as caught:
+        load_executions({"items": [item]}, "e.json")
+    assert words in str(caught.value) and "e.json" in str(caught.value)
+
+
+def test_too_many_executions_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hops_timetable.core.parity.exports.MAX_EXECUTIONS", 2)
+    items = [_item(i, DAY0, DAY0) for i in range(3)]
+    with pytest.raises(ArgumentError, match="more than 2 executions"):
+        load_executions({"items": items}, "e")
+    assert MAX_EXECUTIONS >= 100_000
+
+
+def test_a_schedule_reads_as_the_rest_api_writes_it() -> None:
+    start = datetime(2026, 5, 1, 10, 17, 16, 123000, tzinfo=UTC)
+    job = {
+        "name": "j",
+        "jobSchedule": {
+            "cronExpression": "0 0 * ? * * *",
+            "startDateTime": _ms(start),
+            "catchup": True,
+            "maxCatchupRuns": 2,
+            "startTimeOffsetSeconds": 3600,
+        },
+    }
+    (version,) = load_schedule_versions(job, "s")
+    assert version.settings.start == start and version.settings.catchup and version.settings.offset == 3600
+    assert version.settings.max_catchup_runs == 2
+
+
+def test_a_negative_offset_needs_the_offset_model() -> None:
+    schedule = {"cronExpression": "0 0 * ? * * *", "startTimeOffsetSeconds": -3600}
+    with pytest.raises(ArgumentError) as caught:
+        load_schedule_versions(schedule, "s")
+    assert "relative to the interval start" in str(caught.value) and "relative to the fire" in str(caught.value)
+    assert load_schedule_versions(schedule, "s", "interval-start")[0].settings.offset == 3600
+    assert load_schedule_versions(schedule, "s", "fire")[0].settings.offset == 0
+
+
+def test_versions_need_distinct_effective_times() -> None:
+    one = {"cronExpression": "0 0 * ? * * *"}
+    with pytest.raises(ArgumentError, match="same time"):
+        load_schedule_versions({"versions": [one, one]}, "s")
+
+
+def test_a_ledger_reads_windows_and_refuses_a_bad_header() -> None:
+    rows = load_ledger("HOPS_START_TIME,HOPS_END_TIME,STATE\n2026-05-01T10:00:00Z,2026-05-01T11:00:00Z,FAILED\n", "l")
+    assert [(r.start.hour, r.end.hour, r.outcome) for r in rows] == [(10, 11, "failed")]
+    with pytest.raises(ArgumentError, match="lacks HOPS_END_TIME"):
+        load_ledger("HOPS_START_TIME\n2026-05-01T10:00:00Z\n", "l")
+
+
+# -- properties over synthesized exports ------------------------------------------------------------------------
+
+CRONS = ["0 * * * *", "*/20 * * * *", "0 */3 * * *", "30 9,17 * * *", "15 6 * * 1-5"]
+
+
+def _fires(cron: str, after: datetime, before: datetime) -> list[datetime]:
+    it = croniter(cron, after)
+    out = []
+    while (fire := it.get_next(datetime)) < before:
+        out.append(fire)
+    return out
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> dict[str, object]:
+    cron = draw(st.sampled_from(CRONS))
+    start = DAY0 + timedelta(milliseconds=draw(st.integers(0, 86_400_000)))
+    catchup = draw(st.booleans())
+    bound = draw(st.sampled_from([None, 1, 2, 3]))
+    outage_from = DAY0 + timedelta(minutes=draw(st.integers(0, 2 * 24 * 60)))
+    outage_to = outage_from + timedelta(minutes=draw(st.integers(1, 12 * 60)), seconds=7)
+    return {
+        "cron": cron,
+        "start": start,
+        "catchup": catchup,
+        "bound": bound,
+        "outage": (outage_from, outage_to) if draw(st.booleans()) else None,
+        "meaning": draw(st.sampled_from(["next", "fire", "logical"])),
+        "seed": draw(st.integers(0, 2**32)),
+    }
+
+
+def _synthesize(h: dict[str, object]) -> tuple[dict[str, object], list[dict[str, object]], dict[datetime, datetime]]:
+    """The schedule, the executions and each run fire's expected interval start, by the rules written out."""
+    cron, start, meaning = str(h["cron"]), h["start"], h["meaning"]
+    assert isinstance(start, datetime)
+    end = DAY0 + timedelta(days=2)
+    fires = _fires(cron, start, end)
+    launched: list[tuple[datetime, datetime]] = []  # (fire, submitted)
+    outage = h["outage"]
+    missed = [f for f in fires if outage and outage[0] <= f < outage[1]]  # type: ignore[index]
+    keep = 1 if not h["catchup"] else h["bound"]
+    kept = missed if keep is None else missed[-keep:]  # type: ignore[index]
+    rnd = random.Random(h["seed"])
+    for fire in fires:
+        if fire in missed:
+            if fire in kept:
+                launched.append((fire, outage[1] + timedelta(seconds=kept.index(fire))))  # type: ignore[index]
+        else:
+            launched.append((fire, fire + timedelta(seconds=rnd.randint(1, 59), milliseconds=rnd.randint(0, 999))))
+    expected: dict[datetime, datetime] = {}
+    items = []
+    for i, (fire, submitted) in enumerate(launched):
+        previous = croniter(cron, fire).get_prev(datetime)
+        interval_start = max(previous, start)
+        following = croniter(cron, fire).get_next(datetime)
+        arg = {"next": following, "fire": fire, "logical": interval_start}[str(meaning)]
+        items.append(_item(100 + i, submitted, arg))
+        expected[fire] = interval_start
+    schedule = {"cronExpression": cron, "startDateTime": _ms(start), "catchup": h["catchup"]}
+    if h["bound"] is not None:
+        schedule["maxCatchupRuns"] = h["bound"]
+    return schedule, items, expected
+
+
+def _pages(items: list[dict[str, object]], seed: int) -> list[dict[str, object]]:
+    rnd = random.Random(seed)
+    shuffled = items + rnd.sample(items, k=min(3, len(items)))  # a few copies on two pages
+    rnd.shuffle(shuffled)
+    cuts = sorted(rnd.sample(range(len(shuffled) + 1), k=min(3, len(shuffled) + 1)))
+    bounds = [0, *cuts, len(shuffled)]
+    return [{"items": shuffled[a:b], "count": len(items)} for a, b in itertools.pairwise(bounds) if b > a]
+
+
+@settings(max_examples=examples(200))
+@given(histories())
+def test_windows_are_recovered_exactly_and_the_meaning_detected_or_refused(h: dict[str, object]) -> None:
+    schedule, items, expected = _synthesize(h)
+    versions = load_schedule_versions(schedule, "s")
+    export = load_executions(_pages(items, int(h["seed"])), "e")  # type: ignore[call-overload]
+    outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions)
+    reading = outcome.reading
+    assert reading is not None
+    if reading.meaning is None:
+        assert reading.decisive < 2 or len([v for v in reading.votes.values() if v]) > 1
+        assert outcome.report is None
+        return
+    assert reading.meaning == h["meaning"]
+    report = outcome.report
+    assert report is not None
+    assert report.exit_status == 0, report.verdict()
+    windows = {row.fire: row.hopsworks for row in report.rows if row.hopsworks_runs}
+    assert set(windows) == set(expected)
+    for fire, interval_start in expected.items():
+        window = windows[fire]
+        assert window is not None and (window.start, window.end) == (interval_start, fire)
+
+
+@settings(max_examples=examples(200))
+@given(histories())
+def test_page_order_and_splits_change_nothing(h: dict[str, object]) -> None:
+    schedule, items, _ = _synthesize(h)
+    versions = load_schedule_versions(schedule, "s")
+    reports = []
+    for seed in (1, 2):
+        export = load_executions(_pages(items, seed), "e")
+        outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions)
+        reports.append((outcome.reading, None if outcome.report is None else outcome.report.rows))
+    assert reports[0] == reports[1]
+
+
+@settings(max_examples=examples(200))
+@given(histories(), st.sampled_from([3600, 900]))
+def test_an_offset_off_on_the_airflow_side_shifts_every_window(h: dict[str, object], extra: int) -> None:
+    schedule, items, expected = _synthesize(h)
+    versions = load_schedule_versions(schedule, "s")
+    shifted = load_schedule_versions(dict(schedule, startTimeOffsetSeconds=extra), "s")
+    export = load_executions({"items": items}, "e")
+    outcome = parity(
+        versions,
+        DAY0,
+        DAY0 + timedelta(days=2),
+        executions=export.executions,
+        airflow_versions=shifted,
+        meaning=str(h["meaning"]),
+    )
+    report = outcome.report
+    assert report is not None
+    ran = [row for row in report.rows if row.hopsworks_runs]
+    assert len(ran) == len(expected)
+    assert all(row.status == "differs" and row.how == f"shifted by {-extra} s" for row in ran)
+    assert all(row.hint == "offset model?" for row in ran)
+    assert report.exit_status == (3 if ran else 4)
+
+
+@settings(max_examples=examples(200))
+@given(histories())
+def test_the_wrong_meaning_stated_never_gives_parity(h: dict[str, object]) -> None:
+    schedule, items, expected = _synthesize(h)
+    if not expected:
+        return
+    versions = load_schedule_versions(schedule, "s")
+    export = load_executions({"items": items}, "e")
+    wrong = {"next": "fire", "fire": "logical", "logical": "next"}[str(h["meaning"])]
+    outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions, meaning=wrong)
+    assert outcome.report is not None and outcome.report.exit_status == 3
+
+
+def test_json_of_the_fixture_helpers_round_trips() -> None:
+    item = _item(1, DAY0, DAY0)
+    assert json.loads(json.dumps(item)) == item

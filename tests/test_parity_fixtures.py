@@ -1,0 +1,99 @@
+"""The REST-shaped fixtures of tests/data/parity, each scenario in the three meanings of ``-start_time``, against
+the results written by hand in each scenario's expected.json."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import parity_fixtures
+import pytest
+
+from hops_timetable.core.parity import load_executions, load_schedule_versions, parity
+from hops_timetable.core.validation import check_iso_datetime
+
+ROOT = Path(__file__).parent / "data" / "parity"
+SCENARIOS = sorted(p.name for p in ROOT.iterdir() if p.is_dir())
+MEANINGS = ("next", "fire", "logical")
+
+
+def _time(text: str) -> datetime:
+    value = check_iso_datetime("time", text)
+    assert value is not None
+    return value
+
+
+def test_the_committed_fixtures_are_what_the_generator_writes() -> None:
+    rendered = parity_fixtures.render()
+    committed = {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+        for p in ROOT.rglob("*")
+        if p.is_file() and p.name != "expected.json" and p.suffix == ".json"
+    }
+    assert committed == rendered
+
+
+def test_every_edge_case_of_the_issue_has_a_scenario() -> None:
+    assert set(SCENARIOS) >= {
+        "clamped_first_window",
+        "catchup_burst",
+        "max_catchup_drops",
+        "reruns",
+        "manual_runs",
+        "schedule_edit",
+        "in_flight",
+    }
+
+
+def test_the_fixtures_have_the_rest_shapes() -> None:
+    page = json.loads((ROOT / "reruns" / "executions-fire.json").read_text())
+    assert set(page) == {"href", "items", "count"}
+    item = page["items"][0]
+    assert item["submissionTime"].endswith("Z") and len(item["submissionTime"]) == len("2026-03-01T11:00:21.412Z")
+    assert all(value is not None for value in item.values())
+    first = next(i for i in page["items"] if i["args"].endswith("11:00:00Z"))
+    assert first["args"] == "--table features -start_time 2026-03-01T11:00:00Z"
+    logical = json.loads((ROOT / "clamped_first_window" / "executions-logical.json").read_text())
+    assert any(i["args"].endswith("-start_time 2026-03-01T10:17:16.123Z") for i in logical["items"])
+    schedule = json.loads((ROOT / "clamped_first_window" / "schedule.json").read_text())
+    assert schedule["startDateTime"] == 1772360236123  # 2026-03-01T10:17:16.123Z in epoch milliseconds
+
+
+@pytest.mark.parametrize("meaning", MEANINGS)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_each_scenario_in_each_meaning_gives_the_expected_rows(scenario: str, meaning: str) -> None:
+    expected = json.loads((ROOT / scenario / "expected.json").read_text())
+    versions = load_schedule_versions(json.loads((ROOT / scenario / "schedule.json").read_text()), "schedule")
+    export = load_executions(json.loads((ROOT / scenario / f"executions-{meaning}.json").read_text()), "executions")
+    outcome = parity(versions, _time(expected["from"]), _time(expected["to"]), executions=export.executions)
+    assert outcome.reading is not None and outcome.reading.meaning == meaning
+    report = outcome.report
+    assert report is not None
+    got = {row.fire.strftime("%Y-%m-%dT%H:%M:%SZ"): row for row in report.rows}
+    assert {fire: row.status for fire, row in got.items()} == expected["rows"]
+    for fire, reason in expected["explained_by"].items():
+        assert got[fire].explained_by == reason
+    assert len(report.manual) == expected["manual"]
+    assert report.exit_status == expected["exit"]
+    for key in ("first_window", "first_window_after_edit"):
+        if key in expected:
+            start, end = (datetime.fromisoformat(t) for t in expected[key])
+            row = next(r for r in report.rows if r.fire == end)
+            assert row.hopsworks is not None and (row.hopsworks.start, row.hopsworks.end) == (start, end)
+            assert row.airflow is not None and (row.airflow.start, row.airflow.end) == (start, end)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_read_with_another_meaning_every_window_differs_by_one_interval(scenario: str) -> None:
+    """A mutation: the fire-meaning export read as the next fire shifts every compared fire by one interval."""
+    expected = json.loads((ROOT / scenario / "expected.json").read_text())
+    versions = load_schedule_versions(json.loads((ROOT / scenario / "schedule.json").read_text()), "schedule")
+    export = load_executions(json.loads((ROOT / scenario / "executions-fire.json").read_text()), "executions")
+    start, end = _time(expected["from"]), _time(expected["to"])
+    outcome = parity(versions, start, end, executions=export.executions, meaning="logical")
+    assert outcome.reading is not None and outcome.reading.given
+    report = outcome.report
+    assert report is not None and report.exit_status == 3
+    # Read as logical dates, each argument names the fire after the one that ran: the first fire looks missing.
+    assert report.rows[0].status == "missing_in_hopsworks"
