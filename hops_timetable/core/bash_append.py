@@ -636,7 +636,9 @@ def _job(command: str) -> _Simple:
         raise LegacyArgsError("the command has no command to append the arguments to")
     last = items[-1]
     if last.terminator == "&":
-        raise LegacyArgsError("its last command runs in the background ('&'), so the job cannot take arguments")
+        raise LegacyArgsError(
+            "its last command runs in the background ('&'), so the task would end before the job; remove the '&'"
+        )
     compounds = [c for c in last.commands if isinstance(c, _Compound) and c.may_hold_the_job]
     if compounds:
         raise LegacyArgsError(

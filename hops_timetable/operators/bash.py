@@ -23,11 +23,11 @@ class HopsBashOperator(BashOperator):
 
     :param legacy_args: ``"start_time"`` appends ``-start_time <HOPS_LOGICAL_DATE>`` to the command,
         ``"papermill"`` appends ``-p start_time <HOPS_LOGICAL_DATE>``, shell-quoted, as Hopsworks appends them to
-        the job arguments; nothing is appended to a run without a logical date. The arguments go to the end of
-        the command's last simple command, the job invocation: after it, a comment, a trailing ``;``, final
-        comment lines and here-document bodies stay as they are. A command whose last part cannot take them
-        (``if ... fi``, ``{ ...; }``, a subshell, ``&``, an open pipeline) fails when the DAG is built, or, for a
-        template that renders to such a command, when the task runs, never with the argument silently lost.
+        the job arguments; nothing is appended to a run without a logical date. The arguments go right after
+        the job invocation (``job.sh a || true`` runs ``job.sh a -start_time ... || true``; the rule is in
+        :mod:`hops_timetable.core.bash_append`). A command whose job is not unambiguous (two possible jobs, a
+        job inside ``if ... fi`` or ``{ ...; }``, ``&``, an open pipeline) fails when the DAG is built, or, for
+        a template that renders to such a command, when the task runs, never with the argument silently lost.
     """
 
     # The rendered ``env`` is sent again after the run, showing the HOPS_* values the command got.
