@@ -64,8 +64,6 @@ def hops_schedule(
         end_time=end,
         catchup=catchup,
     )
-    if start is not None:
-        timetable.cron.check_fires_from("start_time", start)
     kwargs: dict[str, Any] = {
         "schedule": timetable,
         "start_date": start,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import warnings
 from datetime import datetime, timezone
 from functools import cached_property
@@ -39,6 +40,7 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron, parse_shared
+from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
@@ -54,6 +56,7 @@ from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
+    from airflow.utils.types import DagRunType
 
 __all__ = ["HopsTimetableWarning", "HopsworksTimetable"]
 
@@ -70,6 +73,23 @@ _MAX_TAKEN_SKIPS = 1000
 
 _UNSET: Any = object()
 _UTC = pendulum.UTC
+# The constructor's own (refused) ``timezone`` argument shadows the module inside it.
+_STD_UTC = timezone.utc
+
+
+class _Loading(threading.local):
+    """Set while a stored payload is loaded: the clock-dependent build checks do not apply to a stored schedule."""
+
+    active = False
+
+    def __enter__(self) -> None:
+        self.active = True
+
+    def __exit__(self, *exc: object) -> None:
+        self.active = False
+
+
+_loading = _Loading()
 
 
 class HopsTimetableWarning(UserWarning):
@@ -169,6 +189,12 @@ class HopsworksTimetable(Timetable):
                 "three"
             )
         self._catchup = catchup
+        # A schedule that can never make a run would build, never run and show no error. The clock-dependent
+        # rules (no start: it must still fire after now) need the DAG's start, so they are checked once the
+        # timetable holds the DAG's restriction (hops_schedule, or the DAG policy binding it), and only when a DAG
+        # file builds it, never when a stored one loads: a schedule whose fires now lie in the past keeps loading.
+        clock = None if _loading.active or catchup is None else datetime.now(_STD_UTC)
+        self._schedule_policy().check_can_run(clock)
         if self._end_time_offset_seconds is not None:
             warnings.warn(
                 f"end_time_offset_seconds={self._end_time_offset_seconds} is ignored, as in Hopsworks: "
@@ -299,7 +325,7 @@ class HopsworksTimetable(Timetable):
     @classmethod
     def _from_payload(cls, data: object) -> HopsworksTimetable:
         arguments = _payload_arguments(data)
-        with warnings.catch_warnings():
+        with _loading, warnings.catch_warnings():
             # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
             warnings.simplefilter("ignore", HopsTimetableWarning)
             try:
@@ -323,10 +349,54 @@ class HopsworksTimetable(Timetable):
                 "end_time",
                 check_utc_datetime("end_time", self.end_time),
             )
+            self._schedule_policy().check_can_run()
         except (TypeError, ValueError) as exc:
             raise AirflowTimetableInvalid(str(exc)) from exc
 
     # -- the rules --------------------------------------------------------------------------------------------
+
+    def _schedule_policy(self) -> CatchupPolicy:
+        # The schedule as its own settings define it (a timetable that holds no restriction: none).
+        return CatchupPolicy(
+            cron=self._cron,
+            start=self._start_time,
+            end=self._end_time,
+            skip_to=self._skip_to_date,
+            max_catchup_runs=self._max_catchup_runs,
+        )
+
+    def bound_to(self, start: datetime | None, end: datetime | None, catchup: bool) -> HopsworksTimetable:
+        """This schedule holding the restriction ``(start, end, catchup)`` of the DAG it schedules.
+
+        Airflow computes a DAG's restriction from its ``start_date``, ``end_date`` and ``catchup`` and from its
+        tasks' dates (``default_args``); the package's DAG policy hands that restriction to every
+        ``HopsworksTimetable`` when the DAG is parsed, so that each tells a backfill from its own schedule exactly
+        however the DAG was written. Raises :class:`~hops_timetable.core.validation.ArgumentError` when the schedule
+        can never run within it.
+        """
+        if (self._start_time, self._end_time, self._catchup) == (start, end, catchup):
+            return self
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HopsTimetableWarning)  # said once, when the DAG file built it
+            return type(self)(
+                self._cron.source,
+                start_time_offset_seconds=self._start_time_offset_seconds,
+                end_time_offset_seconds=self._end_time_offset_seconds,
+                max_catchup_runs=self._max_catchup_runs,
+                skip_to_date=self._skip_to_date,
+                start_time=start,
+                end_time=end,
+                catchup=catchup,
+            )
+
+    def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
+        """The HOPS window of the scheduled run whose logical date is *logical_date*; ``None`` when none has it.
+
+        What a run re-run by a backfill processes when the interval it carries is not a scheduled one (a manual
+        run's, or a zero-length one from an earlier timetable): the window a backfill gives that logical date.
+        """
+        run = self._range_policy.scheduled_run_at(as_utc(logical_date))
+        return None if run is None else hops_window(run.interval_start, run.fire, self._start_time_offset_seconds)
 
     def policy(self, restriction: TimeRestriction | None = None) -> CatchupPolicy:
         """The catch-up policy for a DAG with this (own, not a backfill's) restriction.
@@ -446,6 +516,21 @@ class HopsworksTimetable(Timetable):
             previous = Run(fire=as_utc(last.run_after), interval_start=as_utc(last.data_interval.start))
         run = policy.range_run(earliest, as_utc(restriction.latest), previous)
         return None if run is None else self._run_info(run)
+
+    def generate_run_id(
+        self, *, run_type: DagRunType, run_after: pendulum.DateTime, data_interval: DataInterval | None, **extra: Any
+    ) -> str:
+        """Airflow's run id; a scheduled run's also carries the HOPS offset it is made with.
+
+        So that its window stays the one it was made for when the offset is edited later (a clear, or a run made
+        before the edit and started after it): :mod:`hops_timetable.core.run_offset`.
+        """
+        run_id: str = super().generate_run_id(
+            run_type=run_type, run_after=run_after, data_interval=data_interval, **extra
+        )
+        if getattr(run_type, "value", run_type) == "scheduled":
+            return mark_offset(run_id, self._start_time_offset_seconds)
+        return run_id
 
     def next_run_info_from_dag_model(self, *, dag_model: DagModel) -> DagRunInfo | None:
         """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked after an outage.
@@ -593,10 +678,6 @@ def _payload_arguments(data: object) -> dict[str, Any]:
         except ArgumentError as exc:
             raise fail(key, data.get(key), str(exc)) from None
     return arguments
-
-
-def _optional_pendulum(value: datetime | None) -> pendulum.DateTime | None:
-    return None if value is None else _pendulum(value)
 
 
 def _seconds_text(seconds: int) -> str:

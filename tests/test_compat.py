@@ -13,10 +13,12 @@ from hops_timetable import _compat
 PACKAGE = Path(__file__).resolve().parents[1] / "hops_timetable"
 
 # Airflow's public interface as this package uses it: the timetable protocol, the plugin class, the Task SDK, the
-# standard provider's operators and Airflow's own cron timetables (compared against in `compare`).
+# standard provider's operators, Airflow's own cron timetables (compared against in `compare`) and cluster policies.
 PUBLIC = {
     "airflow.exceptions",
     "airflow.plugins_manager",
+    # The documented way for a package to register cluster policies (the airflow.policy entry point).
+    "airflow.policies",
     "airflow.sdk",
     "airflow.timetables.base",
     "airflow.timetables.interval",
@@ -24,7 +26,7 @@ PUBLIC = {
 }
 PUBLIC_PACKAGES = ("airflow.providers.standard.operators.",)
 # Imported for annotations only (the type of a public timetable method's argument), never at run time.
-TYPE_ONLY = ("airflow.models.dag",)
+TYPE_ONLY = ("airflow.models.dag", "airflow.utils.types")
 
 
 def _airflow_imports(path: Path) -> list[tuple[str, int, bool]]:

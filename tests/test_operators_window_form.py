@@ -14,9 +14,8 @@ from airflow.sdk.api.datamodels._generated import DagRunState
 from structlog.testing import capture_logs
 
 from hops_timetable import hops_schedule
-from hops_timetable.core.conf_window import END_PARAM, START_PARAM, conf_with_form_window
+from hops_timetable.core.conf_window import END_PARAM, START_PARAM, conf_with_form_window, resolve_run_window
 from hops_timetable.core.coverage import RunRecord, run_window
-from hops_timetable.core.window_source import window_source
 from hops_timetable.operators import HopsWindowError, hops_env
 from hops_timetable.schedule import hops_window_params
 
@@ -113,7 +112,13 @@ def test_the_form_fields_become_the_conf_window_and_are_validated_like_it() -> N
     [
         ("scheduled", INTERVAL, None, None, "scheduler"),
         ("backfill", INTERVAL, {}, None, "scheduler"),
-        ("manual", INTERVAL, {"hops_window": {}}, None, "conf"),
+        (
+            "manual",
+            INTERVAL,
+            {"hops_window": {"start_time": "2026-01-01T00:00:00Z", "end_time": "2026-01-01T01:00:00Z"}},
+            None,
+            "conf",
+        ),
         ("scheduled", INTERVAL, None, {"HOPS_END_TIME": "x"}, "scheduler and operator env"),
         ("manual", None, None, {"HOPS_END_TIME": "x"}, "operator env"),
         ("manual", None, None, None, None),
@@ -122,7 +127,9 @@ def test_the_form_fields_become_the_conf_window_and_are_validated_like_it() -> N
 def test_window_source_names_the_precedence_rule_that_supplied_the_values(
     run_type: str, interval: Any, conf: Any, explicit: Any, source: str | None
 ) -> None:
-    got = window_source(run_type=run_type, has_interval=interval is not None, conf=conf, explicit=explicit)
+    _, got = resolve_run_window(
+        run_type=run_type, data_interval=interval, conf=conf, offset_seconds=None, explicit=explicit
+    )
     assert got == source
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from enum import Enum
 
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.window import TICK, as_utc
+from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
 __all__ = ["After", "CatchupPolicy", "FireDecision", "Run"]
 
@@ -284,6 +285,85 @@ class CatchupPolicy:
             # Only the skip_to/start clamps can leave a logical date before earliest; the next fire is past it.
             fire = self.first_eligible_after(fire)
         return None
+
+    def scheduled_run_at(self, logical_date: datetime) -> Run | None:
+        """The scheduled run whose logical date (interval start) is *logical_date*, ``None`` when no run has it.
+
+        This is the run a backfill makes for that logical date, so it is also the window a run re-run by a backfill
+        replays, whatever interval the run carried before (a manual run's, an older timetable's zero-length one).
+        """
+        return self.range_run(logical_date, logical_date, None)
+
+    def check_can_run(self, now: datetime | None = None) -> None:
+        """Raise :class:`~hops_timetable.core.validation.ArgumentError` when this schedule can never make a run.
+
+        The DAG would build, never run and show no error, so it is refused when it is built, naming the setting to
+        change. Without *now* only the rules that do not depend on the clock are checked (so a stored schedule
+        whose fires all lie in the past still loads); with *now* a schedule without a start must also fire after
+        *now*, and its first run must have a window (a fire before it to start from).
+        """
+        cron = self.cron
+        source = cron.source
+        if cron.next_after(datetime(1, 1, 2, tzinfo=timezone.utc)) is None:
+            raise ArgumentError(
+                "cron_expression",
+                source,
+                f"cron_expression={source!r} never fires: no date matches it (check the day of month against the "
+                "month, and the year field)",
+            )
+        if self.skip_to is not None and self.end is not None and self.skip_to >= self.end:
+            raise ArgumentError(
+                "skip_to_date",
+                self.skip_to,
+                f"skip_to_date={format_hops_time(self.skip_to)} is not before end_time={format_hops_time(self.end)}: "
+                "every fire is skipped or after the end, so the schedule never runs; move skip_to_date before "
+                "end_time or drop one of them",
+            )
+        if self.start is None and now is None:
+            return
+        origin = self.start if self.start is not None else now
+        assert origin is not None
+        if self.first_eligible_after(origin) is not None:
+            if self.start is None:
+                first = self.first_eligible_after(origin)
+                assert first is not None
+                if cron.prev_before(first) is None:
+                    raise ArgumentError(
+                        "start_time",
+                        None,
+                        f"the first fire of {source!r}, {format_hops_time(first)}, has no fire before it, so without "
+                        "a start_time its window would be empty; pass start_time (the window's start) as well",
+                    )
+            return
+        if self.start is not None and cron.next_after(self.start) is None:
+            raise ArgumentError(
+                "start_time",
+                self.start,
+                f"{source!r} never fires after start_time={format_hops_time(self.start)}; start before its last "
+                "fire or extend the year field",
+            )
+        if self.end is not None:
+            since = "start_time" if self.start is not None else "now"
+            raise ArgumentError(
+                "end_time",
+                self.end,
+                f"{source!r} has no fire after {since}={format_hops_time(origin)} and before "
+                f"end_time={format_hops_time(self.end)} (at or after skip_to_date when given), so the schedule never "
+                "runs; move end_time later or change the cron expression",
+            )
+        if self.start is None:
+            raise ArgumentError(
+                "cron_expression",
+                source,
+                f"{source!r} never fires after now ({format_hops_time(origin)}); extend the year field, or pass a "
+                "start_time before its last fire to backfill it",
+            )
+        raise ArgumentError(
+            "skip_to_date",
+            self.skip_to,
+            f"{source!r} never fires at or after skip_to_date="
+            f"{'-' if self.skip_to is None else format_hops_time(self.skip_to)}; move skip_to_date earlier",
+        )
 
     def manual_run(self, run_after: datetime) -> Run:
         """The run a manual trigger at *run_after* is attributed to: that of the newest fire at or before it.

@@ -10,12 +10,13 @@ canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings derived from the parsed values are ev
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final, Literal
 
+from hops_timetable.core.run_offset import marked_offset
 from hops_timetable.core.validation import short_repr
-from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, hops_window
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
 __all__ = [
     "CONF_KEY",
@@ -26,12 +27,15 @@ __all__ = [
     "WINDOW_KEYS",
     "HopsWindowError",
     "LegacyArgs",
+    "Replay",
+    "RunWindowError",
     "check_legacy_args",
     "conf_with_form_window",
     "legacy_arguments",
     "parse_conf_window",
     "parse_window_time",
     "resolve_hops_env",
+    "resolve_run_window",
 ]
 
 CONF_KEY: Final = "hops_window"
@@ -185,6 +189,104 @@ def _whole_seconds(value: datetime) -> datetime:
     return value.replace(microsecond=0)
 
 
+class RunWindowError(ValueError):
+    """A scheduled or backfill run whose stored data interval gives no window and that no scheduled run explains.
+
+    Raised rather than run the job on an empty or wrong window: the task fails and its log says why and what to do.
+    """
+
+
+Replay = Callable[[datetime], "HopsWindow | None"]
+"""The HOPS window of the scheduled run with a given logical date under the DAG's schedule (``None``: no such run)."""
+
+
+def _scheduler_window(
+    data_interval: tuple[datetime, datetime],
+    run_after: datetime | None,
+    logical_date: datetime | None,
+    offset_seconds: int | None,
+    replay: Replay | None,
+    run_id: str | None,
+) -> tuple[HopsWindow, str]:
+    start, end = (as_utc(value) for value in data_interval)
+    # A timetable makes a run with run_after at its interval's end. Any other scheduled or backfill run is one a
+    # backfill took over with --reprocess-behavior: Airflow keeps the interval the run had (a manual run's, or a
+    # zero-length one from an earlier timetable) and only changes its type. A backfill replays the scheduled run of
+    # that logical date, so that is the window; the stored interval would process a neighbour's window twice.
+    made_by_timetable = start < end and (run_after is None or as_utc(run_after) == end)
+    if made_by_timetable:
+        # The offset the run was made with, when its id carries it: an offset edited since does not move the
+        # window of a run made before (a clear replays the same window).
+        made_with = marked_offset(run_id)
+        return hops_window(start, end, offset_seconds if made_with is None else made_with), "scheduler"
+    if replay is not None:
+        moment = start if logical_date is None else as_utc(logical_date)
+        window = replay(moment)
+        if window is not None:
+            return window, "scheduled run replayed"
+        raise RunWindowError(
+            f"this run's logical date {format_hops_time(moment)} is not the logical date of any run of the DAG's "
+            f"schedule, and its data interval [{format_hops_time(start)}, {format_hops_time(end)}) was not made by "
+            "the schedule, so it has no HOPS window; re-run it with conf "
+            '{"hops_window": {"start_time": ..., "end_time": ...}} or backfill the scheduled runs instead'
+        )
+    if start < end:
+        return hops_window(start, end, offset_seconds), "scheduler"
+    raise RunWindowError(
+        f"this run's data interval [{format_hops_time(start)}, {format_hops_time(end)}) is empty: the DAG's timetable "
+        "gives runs no data window (CronTriggerTimetable, DeltaTriggerTimetable and the like), so HOPS_START_TIME "
+        "would equal HOPS_END_TIME. Schedule the DAG with HopsworksTimetable (or a data-interval timetable), or pass "
+        'the window in conf {"hops_window": {"start_time": ..., "end_time": ...}}'
+    )
+
+
+def resolve_run_window(
+    *,
+    run_type: str | None,
+    data_interval: tuple[datetime, datetime] | None,
+    conf: Mapping[str, Any] | None,
+    offset_seconds: int | None,
+    explicit: Mapping[str, str] | None = None,
+    run_after: datetime | None = None,
+    logical_date: datetime | None = None,
+    replay: Replay | None = None,
+    run_id: str | None = None,
+) -> tuple[dict[str, str], str | None]:
+    """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source.
+
+    1. A window in ``conf["hops_window"]`` sets all three variables, for every run type (source ``"conf"``).
+    2. Otherwise ``HOPS_*`` entries of *explicit* (the variables the DAG author set on the operator) are kept.
+    3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
+       interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval (``run_after``
+       at its end), the offset being the one *run_id* carries (:mod:`~hops_timetable.core.run_offset`: the one in
+       force when the run was made), else *offset_seconds*; for a run a backfill took over with its old
+       interval, the window of the scheduled run of its logical date (*replay*, from the DAG's
+       ``HopsworksTimetable``). A run of that kind that *replay* cannot explain, or an empty interval, raises
+       :class:`RunWindowError`.
+
+    The source is ``"conf"``, ``"operator env"``, ``"scheduler"``, ``"scheduled run replayed"``, one of the last
+    two followed by ``" and operator env"``, or ``None`` (no window: a plain manual run gets an empty dict, and job
+    code must check for the variables). Raises :class:`HopsWindowError` for a bad conf window; non-``HOPS_*`` keys
+    of *explicit* are ignored.
+    """
+    passed = parse_conf_window(conf)
+    if passed is not None:
+        return passed.as_env(), "conf"
+    own: dict[str, str] = {}
+    for key in HOPS_ENV_KEYS:
+        if explicit is not None and key in explicit:
+            value = explicit[key]
+            if not isinstance(value, str):
+                raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
+            own[key] = value
+    kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
+    if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
+        return own, ("operator env" if own else None)
+    window, source = _scheduler_window(data_interval, run_after, logical_date, offset_seconds, replay, run_id)
+    values = {**window.as_env(), **own}
+    return {key: values[key] for key in HOPS_ENV_KEYS}, (f"{source} and operator env" if own else source)
+
+
 def resolve_hops_env(
     *,
     run_type: str | None,
@@ -192,32 +294,24 @@ def resolve_hops_env(
     conf: Mapping[str, Any] | None,
     offset_seconds: int | None,
     explicit: Mapping[str, str] | None = None,
+    run_after: datetime | None = None,
+    logical_date: datetime | None = None,
+    replay: Replay | None = None,
+    run_id: str | None = None,
 ) -> dict[str, str]:
-    """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence.
-
-    1. A window in ``conf["hops_window"]`` sets all three variables, for every run type.
-    2. Otherwise ``HOPS_*`` entries of *explicit* (the variables the DAG author set on the operator) are kept.
-    3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
-       interval have: ``hops_window(data_interval, offset_seconds)``.
-
-    A run with none of these (a plain manual run) gets an empty dict: job code must check for the variables.
-    Raises :class:`HopsWindowError` for a bad conf window; non-``HOPS_*`` keys of *explicit* are ignored.
-    """
-    passed = parse_conf_window(conf)
-    if passed is not None:
-        return passed.as_env()
-    values: dict[str, str] = {}
-    kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
-    if kind in SCHEDULED_RUN_TYPES and data_interval is not None:
-        start, end = data_interval
-        values = hops_window(start, end, offset_seconds).as_env()
-    for key in HOPS_ENV_KEYS:
-        if explicit is not None and key in explicit:
-            value = explicit[key]
-            if not isinstance(value, str):
-                raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
-            values[key] = value
-    return {key: values[key] for key in HOPS_ENV_KEYS if key in values}
+    """The ``HOPS_*`` variables of :func:`resolve_run_window`, without their source."""
+    values, _ = resolve_run_window(
+        run_type=run_type,
+        data_interval=data_interval,
+        conf=conf,
+        offset_seconds=offset_seconds,
+        explicit=explicit,
+        run_after=run_after,
+        logical_date=logical_date,
+        replay=replay,
+        run_id=run_id,
+    )
+    return values
 
 
 def check_legacy_args(value: object) -> LegacyArgs | None:

@@ -13,13 +13,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from hops_timetable.core.conf_window import conf_with_form_window, resolve_hops_env
+from hops_timetable.core.conf_window import conf_with_form_window, resolve_run_window
 from hops_timetable.core.window import HOPS_ENV_KEYS
-from hops_timetable.core.window_source import log_window, window_source
+from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
 
 __all__ = [
     "ENV_ATTRIBUTES",
+    "dag_timetable",
     "hops_env",
     "hops_environ",
     "hops_offset_seconds",
@@ -35,47 +36,55 @@ ENV_ATTRIBUTES = ("env", "env_vars", "environment")
 KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for."""
 
 
-def hops_offset_seconds(context: Mapping[str, Any]) -> int | None:
-    """The ``start_time_offset_seconds`` of the task's DAG; ``None`` unless its timetable is a HopsworksTimetable."""
+def dag_timetable(context: Mapping[str, Any]) -> HopsworksTimetable | None:
+    """The task's DAG's ``HopsworksTimetable``; ``None`` when the DAG is scheduled otherwise."""
     dag = context.get("dag")
     if dag is None:
         task = context.get("task")
         dag = getattr(task, "dag", None)
     timetable = getattr(dag, "timetable", None)
-    if isinstance(timetable, HopsworksTimetable):
-        return timetable.start_time_offset_seconds
-    return None
+    return timetable if isinstance(timetable, HopsworksTimetable) else None
+
+
+def hops_offset_seconds(context: Mapping[str, Any]) -> int | None:
+    """The ``start_time_offset_seconds`` of the task's DAG; ``None`` unless its timetable is a HopsworksTimetable."""
+    timetable = dag_timetable(context)
+    return None if timetable is None else timetable.start_time_offset_seconds
 
 
 def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The ``HOPS_*`` variables of the task's DAG run (see :func:`~.window_conf.resolve_hops_env` for the rules).
+    """The ``HOPS_*`` variables of the task's DAG run, by :func:`~hops_timetable.core.conf_window.resolve_run_window`.
 
-    Read from the run's own record (``dag_run.run_type``, ``data_interval_start/end``, ``conf``) and the DAG's
-    timetable offset; ``context["data_interval_start"]`` is not used, as runs without a logical date lack it.
-    *explicit* is the environment the DAG author set on the operator. Raises
-    :class:`~.window_conf.HopsWindowError` when ``conf["hops_window"]`` is invalid.
+    Read from the run's own record (``dag_run.run_type``, ``data_interval_start/end``, ``run_after``,
+    ``logical_date``, ``conf``) and the DAG's timetable; ``context["data_interval_start"]`` is not used, as runs
+    without a logical date lack it. *explicit* is the environment the DAG author set on the operator. Raises
+    :class:`~hops_timetable.core.conf_window.HopsWindowError` when ``conf["hops_window"]`` is invalid and
+    :class:`~hops_timetable.core.conf_window.RunWindowError` when a scheduled or backfill run has no window.
     """
     dag_run = context.get("dag_run")
+    logger = getattr(context.get("task"), "log", _log)
     if dag_run is None:
-        return resolve_hops_env(run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit)
+        values, source = resolve_run_window(
+            run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit
+        )
+        log_window(logger, values, source)
+        return values
     start = getattr(dag_run, "data_interval_start", None)
     end = getattr(dag_run, "data_interval_end", None)
-    conf = conf_with_form_window(getattr(dag_run, "conf", None))
-    values = resolve_hops_env(
+    timetable = dag_timetable(context)
+    values, source = resolve_run_window(
         run_type=getattr(dag_run, "run_type", None),
         data_interval=None if start is None or end is None else (start, end),
-        conf=conf,
-        offset_seconds=hops_offset_seconds(context),
+        conf=conf_with_form_window(getattr(dag_run, "conf", None)),
+        offset_seconds=None if timetable is None else timetable.start_time_offset_seconds,
         explicit=explicit,
+        run_after=getattr(dag_run, "run_after", None),
+        logical_date=getattr(dag_run, "logical_date", None),
+        replay=None if timetable is None else timetable.replayed_window,
+        run_id=getattr(dag_run, "run_id", None),
     )
     # Logged where the job runs, so that the task log says which window it processed and why.
-    source = window_source(
-        run_type=getattr(dag_run, "run_type", None),
-        has_interval=start is not None and end is not None,
-        conf=conf,
-        explicit=explicit,
-    )
-    log_window(getattr(context.get("task"), "log", _log), values, source)
+    log_window(logger, values, source)
     return values
 
 

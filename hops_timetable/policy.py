@@ -1,0 +1,75 @@
+"""The DAG policy that gives every ``HopsworksTimetable`` the restriction of the DAG it schedules.
+
+Airflow hands a timetable the DAG's start, end and catchup as a ``TimeRestriction`` on every call, and a backfill's
+range in the same shape: the timetable can tell the two apart only when it knows the DAG's own. ``hops_schedule``
+passes it; a DAG written ``schedule=HopsworksTimetable(...)`` with its own ``start_date``/``catchup``, or with dates
+in ``default_args``, does not. So Airflow's ``dag_policy`` hook, which it calls on every DAG it parses (the
+dag-processor, the worker, ``airflow dags test``), binds each timetable to the restriction Airflow will schedule
+the DAG with. The package registers this module under the ``airflow.policy`` entry point: installing it is enough.
+
+The same hook refuses, with the reason, what would build and then never run or run wrong: a schedule that can never
+make a run within the DAG's dates, and a ``HopsworksTimetable`` wrapped in another timetable (Airflow's
+``AssetOrTimeSchedule`` forwards only some of its methods, so the catch-up bound after an outage and the HOPS
+offset would be lost).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from airflow.policies import hookimpl
+
+__all__ = ["dag_policy", "dag_restriction"]
+
+
+def dag_restriction(dag: Any) -> tuple[datetime | None, datetime | None, bool]:
+    """The ``(earliest, latest, catchup)`` Airflow schedules *dag* with, in aware UTC.
+
+    Airflow's rule (``DAG._time_restriction`` on every 3.x): the earliest of the DAG's and its tasks' start dates;
+    the DAG's end date, or, when every task has an end date (``default_args``), the latest of those and the DAG's.
+    """
+    from hops_timetable.core.window import as_utc
+
+    tasks = list(getattr(dag, "tasks", ()))
+    starts = [task.start_date for task in tasks if getattr(task, "start_date", None) is not None]
+    if dag.start_date is not None:
+        starts.append(dag.start_date)
+    earliest = min((as_utc(value) for value in starts), default=None)
+    latest = None if dag.end_date is None else as_utc(dag.end_date)
+    ends = [task.end_date for task in tasks if getattr(task, "end_date", None) is not None]
+    if tasks and len(ends) == len(tasks):
+        if dag.end_date is not None:
+            ends.append(dag.end_date)
+        latest = max(as_utc(value) for value in ends)
+    return earliest, latest, bool(dag.catchup)
+
+
+@hookimpl
+def dag_policy(dag: Any) -> None:
+    """Bind *dag*'s ``HopsworksTimetable`` to the DAG's restriction; refuse what could never run or would run wrong."""
+    from airflow.exceptions import AirflowClusterPolicyViolation
+
+    from hops_timetable.core.validation import ArgumentError
+    from hops_timetable.timetable import HopsworksTimetable
+
+    timetable = getattr(dag, "timetable", None)
+    if timetable is None:
+        return
+    if not isinstance(timetable, HopsworksTimetable):
+        inner = getattr(timetable, "timetable", None)
+        if isinstance(inner, HopsworksTimetable):
+            raise AirflowClusterPolicyViolation(
+                f"DAG {dag.dag_id!r}: HopsworksTimetable cannot be wrapped in {type(timetable).__name__}: the "
+                "wrapper forwards only some of its methods, so the catch-up bound after an outage and the HOPS "
+                "window's offset would be lost. Schedule this DAG with the HopsworksTimetable alone, and react to "
+                "the assets in a second DAG (schedule=[...assets]) that runs the same tasks"
+            )
+        return
+    earliest, latest, catchup = dag_restriction(dag)
+    try:
+        bound = timetable.bound_to(earliest, latest, catchup)
+    except ArgumentError as exc:
+        raise AirflowClusterPolicyViolation(f"DAG {dag.dag_id!r}: {exc}") from None
+    if bound is not timetable:
+        dag.timetable = bound

@@ -1,0 +1,179 @@
+"""A run's HOPS window is fixed by what the run was made for, whichever way it is re-run.
+
+The task's values are read as a task reads them (``hops_env`` on the execution API's own ``DagRun`` model); the
+windows a backfill gives each logical date come from Airflow's own backfill listing (``_get_info_list``), the
+oracle for "the scheduled run of that logical date".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+import time_machine
+from airflow.models.backfill import _get_info_list
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG
+from airflow.sdk.api.datamodels._generated import DagRun as RuntimeDagRun
+from airflow.sdk.api.datamodels._generated import DagRunState
+from airflow.timetables.trigger import CronTriggerTimetable
+from airflow.utils.types import DagRunType
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hops_timetable import HopsworksTimetable, _compat, hops_schedule
+from hops_timetable.core.conf_window import RunWindowError
+from hops_timetable.core.run_offset import mark_offset, marked_offset
+from hops_timetable.core.window import format_hops_time
+from hops_timetable.operators import hops_env
+
+UTC = timezone.utc
+TEN_SECONDS = "0/10 * * * * ?"
+
+
+def at(h: int, m: int, s: int = 0) -> datetime:
+    return datetime(2026, 12, 3, h, m, s, tzinfo=UTC)
+
+
+def run(
+    run_type: str,
+    interval: tuple[datetime, datetime] | None,
+    *,
+    logical_date: datetime | None,
+    run_after: datetime,
+    run_id: str = "r",
+    conf: dict[str, Any] | None = None,
+) -> RuntimeDagRun:
+    extra: dict[str, Any] = {"partition_key": None} if "partition_key" in RuntimeDagRun.model_fields else {}
+    return RuntimeDagRun(
+        dag_id="hops",
+        run_id=run_id,
+        logical_date=logical_date,
+        data_interval_start=None if interval is None else interval[0],
+        data_interval_end=None if interval is None else interval[1],
+        run_after=run_after,
+        start_date=run_after,
+        end_date=None,
+        run_type=run_type,
+        state=DagRunState.RUNNING,
+        conf=conf,
+        consumed_asset_events=[],
+        **extra,
+    )
+
+
+def dag_of(**kwargs: Any) -> Any:
+    with DAG("hops", **kwargs) as dag:
+        EmptyOperator(task_id="t")
+    return dag
+
+
+def env(dag: Any, dag_run: RuntimeDagRun) -> dict[str, str]:
+    return hops_env({"dag": dag, "task": dag.task_dict["t"], "dag_run": dag_run})
+
+
+def backfill_window(dag: Any, logical_date: datetime, offset: int) -> dict[str, str]:
+    """The window Airflow's own backfill gives *logical_date*, shifted by the offset."""
+    serializer = _compat.dag_serialization_class()
+    scheduler_view = serializer.from_dict(serializer.to_dict(dag))
+    with time_machine.travel(at(23, 0), tick=False):
+        (info,) = _get_info_list(from_date=logical_date, to_date=logical_date, reverse=False, dag=scheduler_view)
+    start, end = info.data_interval.start, info.data_interval.end
+    shift = timedelta(seconds=offset)
+    return {
+        "HOPS_START_TIME": format_hops_time(start - shift),
+        "HOPS_END_TIME": format_hops_time(end - shift),
+        "HOPS_LOGICAL_DATE": format_hops_time(start),
+    }
+
+
+@pytest.mark.parametrize("offset", [None, 7])
+def test_a_manual_run_taken_over_by_a_backfill_processes_its_logical_dates_scheduled_window(offset: int | None) -> None:
+    dag = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), start_time_offset_seconds=offset, catchup=True))
+    # Triggered at 19:52:07 with logical date 19:52:00: Airflow infers [19:51:50, 19:52:00) and keeps it when a
+    # backfill with --reprocess-behavior completed takes the run over (only the type becomes backfill).
+    interval = dag.timetable.infer_manual_data_interval(run_after=at(19, 52))
+    assert (interval.start, interval.end) == (at(19, 51, 50), at(19, 52))
+    taken_over = run("backfill", (interval.start, interval.end), logical_date=at(19, 52), run_after=at(19, 52, 7))
+    got = env(dag, taken_over)
+    assert got == backfill_window(dag, at(19, 52), offset or 0)
+    assert got["HOPS_LOGICAL_DATE"] == "2026-12-03T19:52:00Z"
+
+
+def test_an_old_zero_length_run_taken_over_by_a_backfill_gets_the_schedules_window() -> None:
+    # Made by CronTriggerTimetable before the DAG switched: [19:52:00, 19:52:00), run_after at the fire.
+    dag = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), catchup=True))
+    old = run("backfill", (at(19, 52), at(19, 52)), logical_date=at(19, 52), run_after=at(19, 52))
+    got = env(dag, old)
+    assert got == backfill_window(dag, at(19, 52), 0)
+    assert got["HOPS_START_TIME"] != got["HOPS_END_TIME"]
+
+
+def test_a_taken_over_run_no_scheduled_run_explains_fails_with_the_reason() -> None:
+    dag = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), catchup=True))
+    odd = run("backfill", (at(19, 51, 50), at(19, 52)), logical_date=at(19, 52, 3), run_after=at(19, 52, 3))
+    with pytest.raises(RunWindowError, match=r"logical date 2026-12-03T19:52:03Z is not the logical date of any run"):
+        env(dag, odd)
+
+
+def test_a_zero_length_interval_of_another_timetable_fails_rather_than_inject_an_empty_window() -> None:
+    dag = dag_of(schedule=CronTriggerTimetable("*/10 * * * *", timezone="UTC"), start_date=at(19, 0))
+    scheduled = run("scheduled", (at(19, 50), at(19, 50)), logical_date=at(19, 50), run_after=at(19, 50))
+    with pytest.raises(RunWindowError, match=r"data interval \[2026-12-03T19:50:00Z, 2026-12-03T19:50:00Z\) is empty"):
+        env(dag, scheduled)
+
+
+def test_a_scheduled_run_keeps_the_offset_it_was_made_with_after_an_edit() -> None:
+    made = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), start_time_offset_seconds=7, catchup=True))
+    edited = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), start_time_offset_seconds=3, catchup=True))
+    run_id = made.timetable.generate_run_id(run_type=DagRunType.SCHEDULED, run_after=at(20, 30, 10), data_interval=None)
+    assert run_id.endswith("__hops_offset_7s")
+    cleared = run(
+        "scheduled", (at(20, 30), at(20, 30, 10)), logical_date=at(20, 30), run_after=at(20, 30, 10), run_id=run_id
+    )
+    # Cleared, or started only after the edit: the window it was made for, [20:29:53, 20:30:03).
+    assert env(edited, cleared) == env(made, cleared)
+    assert env(edited, cleared)["HOPS_START_TIME"] == "2026-12-03T20:29:53Z"
+    # The run made after the edit gets the new offset: the two tile, [20:30:03, 20:30:17) is nobody's gap.
+    new_id = edited.timetable.generate_run_id(
+        run_type=DagRunType.SCHEDULED, run_after=at(20, 30, 20), data_interval=None
+    )
+    after = run(
+        "scheduled",
+        (at(20, 30, 10), at(20, 30, 20)),
+        logical_date=at(20, 30, 10),
+        run_after=at(20, 30, 20),
+        run_id=new_id,
+    )
+    assert env(edited, after)["HOPS_START_TIME"] == "2026-12-03T20:30:07Z"
+    # A run made before this release (no offset in its id) reads the DAG's offset, as before.
+    legacy = run(
+        "scheduled",
+        (at(20, 30), at(20, 30, 10)),
+        logical_date=at(20, 30),
+        run_after=at(20, 30, 10),
+        run_id="scheduled__x",
+    )
+    assert env(edited, legacy)["HOPS_START_TIME"] == "2026-12-03T20:29:57Z"
+
+
+@pytest.mark.parametrize("run_type", [DagRunType.MANUAL, DagRunType.BACKFILL_JOB, DagRunType.ASSET_TRIGGERED])
+def test_only_scheduled_run_ids_carry_the_offset(run_type: DagRunType) -> None:
+    timetable = HopsworksTimetable(TEN_SECONDS, start_time_offset_seconds=7)
+    run_id = timetable.generate_run_id(run_type=run_type, run_after=at(20, 30), data_interval=None)
+    assert marked_offset(run_id) is None
+
+
+@given(st.text(max_size=80), st.one_of(st.none(), st.integers(0, 3_153_600_000)))
+def test_the_offset_reads_back_exactly_and_nothing_else_reads_as_one(prefix: str, offset: int | None) -> None:
+    assert marked_offset(mark_offset(prefix, offset)) == (offset or 0)
+    if "__hops_offset_" not in prefix:
+        assert marked_offset(prefix) is None
+    for forged in (
+        f"{prefix}__hops_offset_-3s",
+        f"{prefix}__hops_offset_007s",
+        f"{prefix}__hops_offset_7s ",
+        "x" * 10**5,
+    ):
+        assert marked_offset(forged) is None
