@@ -269,24 +269,35 @@ REDIRECTION = st.sampled_from(
     ["2>/dev/null", ">/dev/null", "</dev/null", "2>&1", "<<< 'x y'", '<<<"$HOME"', "&>/dev/null", "3>/dev/null"]
 )
 HEREDOCS = {"<<EOF": "body $HOME ) # ;\nEOF", "<<-'END'": "\tbody `x` '\n\tEND", '<< "E F"': "$x\nE F"}
-# (text before the job, text after it on the same list, whether it makes two candidates for the job)
+TWO_JOBS = "more than one command"
+# (text before the job, or after it in the same list, and the refusal it causes: None when the job stays clear)
 CONTEXT_BEFORE = st.sampled_from(
-    [("", False), ("echo hi; ", False), ("cd . && ", False), ("true | ", False), ("X=1 ", False),
-     ("other.sh x; ", False), ("if true; then other.sh; fi\n", False), ("f() { other.sh; }\n", False),
-     ("[[ -n x ]] && ", False), ("other.sh y && ", True), ("other.sh | ", True), ("time ", False), ("! ", False)]
+    [("", None), ("echo hi; ", None), ("cd . && ", None), ("true | ", None), ("X=1 ", None), ("other.sh x; ", None),
+     ("if true; then other.sh; fi\n", None), ("f() { other.sh; }\n", None), ("function g { other.sh; }\n", None),
+     ("while false; do other.sh; done\n", None), ("case x in (x|y) other.sh ;; *) ;; esac; ", None),
+     ("exec 2>&1; ", None), ("exec 3>/dev/null && ", None), ("[[ -n x ]] && ", None), ("(( 1 < 2 )) && ", None),
+     ("time ", None), ("! ", None), ("other.sh y && ", TWO_JOBS), ("other.sh | ", TWO_JOBS),
+     ("$(echo true) | ", TWO_JOBS)]
 )  # fmt: skip
 CONTEXT_AFTER = st.sampled_from(
-    [("", False), (" || true", False), (" && echo done", False), (" | cat", False), (" 2>&1 | tee /dev/null", False),
-     (" || { echo failed >&2; exit 1; }", False), (" && [[ -n x ]]", False), (" && other.sh z", True),
-     (" |& other.sh", True), (" || (other.sh)", True)]
+    [("", None), (" || true", None), (" && echo done", None), (" | cat", None), (" 2>&1 | tee /dev/null", None),
+     (" || { echo failed >&2; exit 1; }", None), (" || (echo failed; exit 1)", None), (" && [[ -n x ]]", None),
+     (" && other.sh z", TWO_JOBS), (" |& other.sh", TWO_JOBS), (" || (other.sh)", "inside the '(' compound"),
+     ("; echo done", "is not a job, and an earlier one")]
 )  # fmt: skip
-ENDING = st.sampled_from(["", ";", "  # c", " ; # c ;", "\n# done\n", "\n\n", " \\\n"])
+# (opening, closing, refusal) around the job's list
+WRAPPER = st.sampled_from(
+    [("", "", None), ("if true; then ", "; fi", "inside the 'if' compound"), ("{ ", "; }", "inside the '{' compound"),
+     ("( ", " )", "inside the '(' compound"), ("for i in 1; do ", "; done", "inside the 'for' compound")]
+)  # fmt: skip
+SAME_LINE_ENDING = st.sampled_from(["", ";", "  # c", " ; # c ;", " &"])
+NEXT_LINES = st.sampled_from(["", "\n", "\n# done\n", "\n\n", "\necho done"])
 SEPARATOR = st.sampled_from([" ", "  ", "\t", " \\\n  "])
 
 
 @st.composite
-def job_command(draw: st.DrawFn) -> tuple[str, bool]:
-    """A command calling job.sh once, and whether two commands in its last list could be the job."""
+def job_command(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A command calling job.sh once, and the refusals it may get (none when the job is clear)."""
     parts = [draw(st.sampled_from(["job.sh", "'job.sh'", 'jo"b".sh', "\\job.sh", "./job.sh"]))]
     bodies: list[str] = []
     for _ in range(draw(st.integers(0, 5))):
@@ -300,25 +311,32 @@ def job_command(draw: st.DrawFn) -> tuple[str, bool]:
             parts.append(operator)
             bodies.append(HEREDOCS[operator])
     job = "".join(part + draw(SEPARATOR) for part in parts[:-1]) + parts[-1]
-    before, ambiguous_before = draw(CONTEXT_BEFORE)
-    after, ambiguous_after = draw(CONTEXT_AFTER)
-    ending = draw(ENDING)
-    if bodies:
-        ending = ending.replace("\\\n", "")
-        # A here-document's body starts on the line after the one that names it.
-        line, _, rest = ending.partition("\n")
-        command = before + job + after + line + "\n" + "\n".join(bodies) + ("\n" + rest if rest else "")
+    (before, why_before), (after, why_after) = draw(CONTEXT_BEFORE), draw(CONTEXT_AFTER)
+    opening, closing, why_wrapped = draw(WRAPPER)
+    ending, next_lines = draw(SAME_LINE_ENDING), draw(NEXT_LINES)
+    # A here-document's body starts on the line after the one that names it.
+    command = opening + before + job + after + closing + ending + "".join("\n" + body for body in bodies) + next_lines
+    # The refusal, from the outside in: the last complete command decides first.
+    not_last = "is not a job, and an earlier one"
+    if next_lines.endswith("echo done"):
+        reasons = [not_last]
+    elif ending == " &":
+        reasons = ["in the background"]
+    elif why_wrapped:
+        reasons = [why_wrapped]
     else:
-        command = before + job + after + ending
-    return command, ambiguous_before or ambiguous_after
+        reasons = [why for why in (why_before, why_after) if why]
+    return command, reasons
 
 
 @settings(max_examples=examples(300))
 @given(generated=job_command())
-def test_generated_commands_reach_the_job_or_are_refused_as_ambiguous(bash: Bash, generated: tuple[str, bool]) -> None:
-    command, ambiguous = generated
-    if ambiguous:
-        with pytest.raises(LegacyArgsError, match=r"more than one command|inside the '\(' compound"):
+def test_generated_commands_reach_the_job_or_are_refused_with_the_reason(
+    bash: Bash, generated: tuple[str, list[str]]
+) -> None:
+    command, reasons = generated
+    if reasons:
+        with pytest.raises(LegacyArgsError, match="|".join(re.escape(why) for why in reasons)):
             append_arguments(command, ARGS)
     else:
         assert_the_job_gets_the_arguments(bash, command)

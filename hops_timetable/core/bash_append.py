@@ -22,7 +22,7 @@ commands) and decides which simple command is the job:
 
 The arguments go right after the job's last word or redirection (bash takes arguments after redirections), on the
 same line, so a comment, the rest of the list and here-document bodies stay where they were. Constructs bash
-accepts but this reader does not (``coproc``, ``select``, extended globs, ``for ... { }``) are refused rather than
+accepts but this reader does not (``coproc``, extended globs, ``for ... { }``) are refused rather than
 guessed. Pure: no Airflow import.
 """
 
@@ -82,10 +82,12 @@ class _Simple:
     end: int  # just after its last word or redirection
     named: bool  # it has a command word (not only assignments and redirections)
     name: str | None  # that word without quotes; None when it holds an expansion only bash can resolve
+    arguments: int  # words after the command word
 
     @property
     def is_job(self) -> bool:
-        return self.named and self.name not in NOT_THE_JOB
+        # "exec" with only redirections changes the shell's own files and runs nothing.
+        return self.named and self.name not in NOT_THE_JOB and not (self.name == "exec" and not self.arguments)
 
 
 @dataclass
@@ -125,8 +127,8 @@ class _Reader:
     def fail(self, what: str, at: int | None = None) -> LegacyArgsError:
         at = self.i if at is None else at
         return LegacyArgsError(
-            f"it cannot be read: {what} at offset {at} (a bash syntax error, or coproc, select or an extended glob, "
-            "which this reader refuses rather than guesses)"
+            f"it cannot be read: {what} at offset {at} (a bash syntax error, or coproc or an extended glob, which "
+            "this reader refuses rather than guesses)"
         )
 
     def peek(self) -> _Token:
@@ -433,7 +435,7 @@ class _Reader:
         elif word in ("while", "until"):
             self.command_list(("do",), ())
             self.loop_body(start)
-        elif word == "for":
+        elif word in ("for", "select"):
             self.for_head(start)
             self.loop_body(start)
         elif word == "case":
@@ -548,7 +550,7 @@ class _Reader:
     def simple(self) -> _Command:
         start = self.peek().start
         name: str | None = None
-        named, end = False, start
+        named, end, arguments = False, start, 0
         while True:
             token = self.peek()
             if token.is_op(*_REDIRECTIONS):
@@ -558,7 +560,9 @@ class _Reader:
                 end = token.end
                 if self.fd_before_redirection(token):
                     continue  # part of the redirection, not a word of the command
-                if not named and not _is_assignment(token.text):
+                if named:
+                    arguments += 1
+                elif not _is_assignment(token.text):
                     named, name = True, _literal(token.text)
                     if self.peek().is_op("(") and not self.text.startswith("((", self.peek().start):
                         return self.function_definition(token)
@@ -566,7 +570,7 @@ class _Reader:
                 break
         if end == start:
             raise self.fail(f"an unexpected {self.peek().text or 'end of the command'!r}", start)
-        simple = _Simple(start, end, named, name)
+        simple = _Simple(start, end, named, name, arguments)
         self.simples.append(simple)
         return simple
 
