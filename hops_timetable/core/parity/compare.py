@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -163,8 +163,6 @@ _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
 
 
 def _with(row: Row, **changes: object) -> Row:
-    from dataclasses import replace
-
     return replace(row, **changes)  # type: ignore[arg-type]
 
 
@@ -175,6 +173,16 @@ def _classify(
     planned: Mapping[str, Planned | None],
     covering: Mapping[str, Mapping[tuple[datetime, datetime], str]],
 ) -> Row:
+    if len(hops) == len(air) == 1:
+        h, a = hops[0], air[0]
+        if (
+            h.outcome == a.outcome == "succeeded"
+            and h.attempts == a.attempts == 1
+            and h.window
+            and h.window == a.window
+        ):
+            # The common case, decided without the steps below: one run each, the same window.
+            return Row(fire, "match", h.window, a.window, (h.run_id,), (a.run_id,))
     h_ok = [r for r in hops if r.outcome == "succeeded"]
     a_ok = [r for r in air if r.outcome == "succeeded"]
     hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
@@ -183,10 +191,7 @@ def _classify(
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
         return _with(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")
-    running = {
-        side for side, runs in (("hopsworks", hops), ("airflow", air)) if any(r.outcome == "running" for r in runs)
-    }
-    if ("hopsworks" in running and not h_ok) or ("airflow" in running and not a_ok):
+    if (_any_running(hops) and not h_ok) or (_any_running(air) and not a_ok):
         return _with(base, status="in_flight")
     if not hops and not air:
         return _neither(base, planned)

@@ -26,7 +26,7 @@ from hops_timetable.core.parity.exports import Execution, ScheduleVersion
 from hops_timetable.core.parity.replay import Plan, version_index
 from hops_timetable.core.window import TICK, HopsWindow, hops_window
 
-__all__ = ["MEANINGS", "MIN_VOTES", "Reading", "attribute", "detect_meaning"]
+__all__ = ["MEANINGS", "MIN_VOTES", "Reading", "attribute", "detect_meaning", "window_of"]
 
 MEANINGS: Final = ("next", "fire", "logical")
 DESCRIPTIONS: Final = {
@@ -104,9 +104,14 @@ def detect_meaning(
         if fire is None or execution.submitted - fire > grace:
             continue
         on_time += 1
-        agree = [m for m in MEANINGS if _value(m, policy, fire) == execution.start_time]
-        if len(agree) == 1:
-            votes[agree[0]] += 1
+        # At most one meaning can agree (next > fire > logical), so one cron step decides which.
+        arg = execution.start_time
+        if arg == fire:
+            votes["fire"] += 1
+        elif arg > fire and _value("next", policy, fire) == arg:
+            votes["next"] += 1
+        elif arg < fire and _value("logical", policy, fire) == arg:
+            votes["logical"] += 1
         else:
             undecided += 1
     if given is not None:
@@ -116,33 +121,36 @@ def detect_meaning(
     return Reading(meaning, votes, on_time, undecided)
 
 
-def attribute(execution: Execution, meaning: str, plan: Plan) -> tuple[datetime | None, HopsWindow | None, str]:
-    """The fire *execution* ran for, its HOPS window, and if none, why.
+def attribute(execution: Execution, meaning: str, plan: Plan) -> tuple[datetime | None, str]:
+    """The fire *execution* ran for under *meaning* (the schedule in force at its submission), or ``None`` and why."""
+    arg = execution.start_time
+    if arg is None:
+        return None, "manual: no -start_time argument"
+    cron = plan.policy(version_index(plan.versions, execution.submitted)).cron
+    fire: datetime | None
+    if meaning == "logical":
+        fire = cron.next_after(arg)
+    elif meaning == "next":
+        fire = cron.prev_before(arg) if cron.matches(arg) else None
+    else:
+        fire = arg if cron.matches(arg) else None
+    if fire is None:
+        return None, f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}"
+    return fire, ""
+
+
+def window_of(execution: Execution, fire: datetime, meaning: str, plan: Plan) -> HopsWindow:
+    """The HOPS window of *execution*, which ran for *fire*.
 
     For ``next`` and ``fire`` the argument names only the fire, and the window is the schedule's window of that fire
     (as replayed, the edit floor included). For ``logical`` the argument is the window's logical date itself, so a
     window that was not clamped as the schedule says shows as a difference.
     """
-    arg = execution.start_time
-    if arg is None:
-        return None, None, "manual: no -start_time argument"
     index = version_index(plan.versions, execution.submitted)
-    policy = plan.policy(index)
-    cron = policy.cron
-    if meaning == "logical":
-        fire = cron.next_after(arg)
-    elif meaning == "next":
-        fire = cron.prev_before(arg)
-        if fire is not None and cron.next_after(fire) != arg:
-            fire = None
-    else:
-        fire = arg if cron.next_after(arg - TICK) == arg else None
-    if fire is None:
-        return None, None, f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}"
     offset = plan.versions[index].settings.offset
-    if meaning == "logical":
-        return fire, hops_window(arg, fire, offset), ""
+    if meaning == "logical" and execution.start_time is not None:
+        return hops_window(execution.start_time, fire, offset)
     planned = plan.fires.get(fire)
     if planned is not None:
-        return fire, planned.window, ""
-    return fire, hops_window(policy.interval_start(fire), fire, offset), ""
+        return planned.window
+    return hops_window(plan.policy(index).interval_start(fire), fire, offset)

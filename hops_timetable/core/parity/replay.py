@@ -65,12 +65,16 @@ class Plan:
     versions: Sequence[ScheduleVersion]
     fires: dict[datetime, Planned]
 
+    policies: Sequence[CatchupPolicy] = ()
+
     def policy(self, index: int) -> CatchupPolicy:
-        return self.versions[index].settings.policy()
+        return self.policies[index] if self.policies else self.versions[index].settings.policy()
 
 
 def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
     """The index of the version in force at *moment*: the newest that took effect at or before it (else the first)."""
+    if len(versions) == 1:
+        return 0
     times = [v.effective_from for v in versions[1:] if v.effective_from is not None]
     return bisect.bisect_right(times, moment)
 
@@ -115,4 +119,4 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
                 last = fire
             window = hops_window(run.interval_start, fire, settings.offset)
             fires[fire] = Planned(row.decision, row.event, window, index)
-    return Plan(versions, fires)
+    return Plan(versions, fires, [v.settings.policy() for v in versions])

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import Execution, LedgerRow, ScheduleVersion
-from hops_timetable.core.parity.meaning import DEFAULT_GRACE, Reading, attribute, detect_meaning
+from hops_timetable.core.parity.meaning import DEFAULT_GRACE, Reading, attribute, detect_meaning, window_of
 from hops_timetable.core.parity.replay import Plan, replay, version_index
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import TICK, HopsWindow
@@ -24,13 +24,14 @@ _SECOND = timedelta(seconds=1)
 
 
 def execution_runs(executions: Iterable[Execution], meaning: str, plan: Plan) -> list[SideRun]:
-    """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*."""
+    """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*, with its window
+    (none yet when *plan* is ``None``: the fires alone are enough to infer outages)."""
     runs = []
     for execution in executions:
-        fire, window, why = attribute(execution, meaning, plan)
-        runs.append(
-            SideRun(f"execution {execution.id}", fire, window, execution.outcome, 1 + execution.rerun_count, why)
-        )
+        fire, why = attribute(execution, meaning, plan)
+        window = None if fire is None else window_of(execution, fire, meaning, plan)
+        attempts = 1 + execution.rerun_count
+        runs.append(SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why))
     return runs
 
 
@@ -64,20 +65,20 @@ def replay_runs(plan: Plan, start: datetime, end: datetime) -> list[SideRun]:
 
 
 def infer_outages(
-    runs: Sequence[SideRun], submitted: Mapping[str, datetime], grace: timedelta, since: datetime
+    placed: Sequence[tuple[str, datetime | None, datetime]], grace: timedelta, since: datetime
 ) -> list[Event]:
     """Hopsworks down before each late launch: from just after the newest fire launched on time before it (else from
-    *since*), to the launch. A run is late when submitted more than *grace* after its fire."""
+    *since*), to the launch. *placed* holds (run id, fire, submission); a run is late when submitted more than
+    *grace* after its fire."""
     on_time: list[datetime] = []
     late: list[tuple[datetime, datetime]] = []
-    for run in runs:
-        at = submitted.get(run.run_id)
-        if run.fire is None or at is None:
+    for _, fire, at in placed:
+        if fire is None:
             continue
-        if at - run.fire > grace:
-            late.append((run.fire, at))
+        if at - fire > grace:
+            late.append((fire, at))
         else:
-            on_time.append(run.fire)
+            on_time.append(fire)
     on_time.sort()
     events = []
     for fire, at in late:
@@ -120,21 +121,20 @@ def parity(
     ``-start_time`` cannot be decided (see :attr:`Outcome.reading`).
     """
     reading: Reading | None = None
-    provisional = replay(versions, start, end, outages)
+    inferred: list[Event] = []
     if executions is not None:
         reading = detect_meaning(executions, versions, grace, meaning)
         if reading.meaning is None:
             return Outcome(None, reading, list(outages))
-        hops = execution_runs(executions, reading.meaning, provisional)
-        submitted = {f"execution {e.id}": e.submitted for e in executions}
-        inferred = infer_outages(hops, submitted, grace, start)
-    else:
-        hops = ledger_runs(ledger or (), provisional)
-        inferred = []
+        fires = Plan(versions, {}, [v.settings.policy() for v in versions])
+        placed = [(f"execution {e.id}", attribute(e, reading.meaning, fires)[0], e.submitted) for e in executions]
+        inferred = infer_outages(placed, grace, start)
     events = [*outages, *inferred]
-    hops_plan = replay(versions, start, end, events) if inferred else provisional
-    if executions is not None and inferred and reading is not None and reading.meaning is not None:
+    hops_plan = replay(versions, start, end, events)
+    if executions is not None and reading is not None and reading.meaning is not None:
         hops = execution_runs(executions, reading.meaning, hops_plan)
+    else:
+        hops = ledger_runs(ledger or (), hops_plan)
     air_plan = hops_plan if airflow_versions is None else replay(airflow_versions, start, end, events)
     air = list(airflow_runs) if airflow_runs is not None else replay_runs(air_plan, start, end)
     report = compare(start, end, hops_plan, air_plan, hops, air, accepted)
