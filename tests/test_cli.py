@@ -177,7 +177,7 @@ def test_explain_warns_about_five_fields_and_never_firing(capsys: pytest.Capture
 def test_explain_invalid_expression_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "explain", "0 0 * * * MON")
     assert status == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("hops-timetable explain: error: invalid day-of-month token")
+    assert err.count("\n") == 1 and err.startswith("hops-timetable: error: invalid day-of-month token")
     status, out, _ = run(capsys, "explain", "0 0 * * * MON", "--json")
     data = json.loads(out)
     jsonschema.validate(data, ERROR_SCHEMA)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -84,37 +85,58 @@ class Comparison:
         }
 
     def text(self) -> list[str]:
+        """The table within :data:`WIDTH` columns, every time as ``2026-01-01T10:00:00Z``.
 
-        def cell(value: tuple[datetime, datetime] | None) -> str:
+        Every timetable's data interval ends at the run's fire (its ``run_after``), so a cell shows the interval's
+        start; one that ended elsewhere would show both ends. A row's reasons go on the lines below it.
+        """
+
+        def cell(fire: datetime, value: tuple[datetime, datetime] | None) -> str:
             if value is None:
                 return "-"
             start, end = value
-            return "[" + _short(start) + ", " + _short(end) + ")"
+            return format_hops_time(start) if end == fire else f"{format_hops_time(start)} to {format_hops_time(end)}"
 
-        rows = [
-            (
-                "!" if r.reasons else "",
-                format_hops_time(r.fire),
-                *(cell(r.intervals[name]) for name in NAMES),
-                "; ".join(r.reasons),
+        # The offset holds for every run: said once, below the table, it does not mark every row.
+        offset_reason = _offset_reason(self.settings.offset)
+        rows: list[tuple[str, ...]] = []
+        reasons: list[list[str]] = []
+        for r in self.rows:
+            why = [reason for reason in r.reasons if reason != offset_reason]
+            rows.append(
+                ("!" if why else "", format_hops_time(r.fire), *(cell(r.fire, r.intervals[nm]) for nm in NAMES))
             )
-            for r in self.rows
-        ]
+            reasons.append(why)
+        table = render_table(["", "fire (run_after)", *(_short_name(name) for name in NAMES)], rows)
+        body = table[:2]
+        for line, why in zip(table[2:], reasons, strict=True):
+            body.append(line)
+            body.extend(_wrap("; ".join(why), "     ", "     ") if why else [])
         s = self.settings
         head = [
-            f"{s.cron.source}: start={format_hops_time(s.start) if s.start else 'none'}, "
-            f"end={format_hops_time(s.end) if s.end else 'none'}, catchup={s.catchup}, "
-            f"seen at {format_hops_time(self.now)}",
-            "",
+            f"{s.cron.source}  start={format_hops_time(s.start) if s.start else 'none'}  "
+            f"end={format_hops_time(s.end) if s.end else 'none'}  catchup={s.catchup}",
+            f"seen at {format_hops_time(self.now)}; each cell is the start of the data interval that timetable "
+            "gives the run at that fire, which is where every interval ends ('-': no run at that fire)",
         ]
-        table = render_table(
-            ["", "fire (run_after)", "Hopsworks interval", "CronDataInterval", "CronTrigger", "why"], rows
-        )
-        return head + table + ["", *(f"note: {n}" for n in self.notes)]
+        notes = list(self.notes)
+        if any(offset_reason in r.reasons for r in self.rows):
+            notes.insert(0, offset_reason.replace("the interval", "each Hopsworks interval"))
+        return [
+            *(line for text in head for line in _wrap(text)),
+            "",
+            *body,
+            "",
+            *(line for note in notes for line in _wrap(f"note: {note}", rest="      ")),
+        ]
 
 
-def _short(value: datetime) -> str:
-    return format_hops_time(value).replace("T", " ").removesuffix("Z")
+WIDTH = 100
+"""The widest line of ``compare``'s text output, the table included (its widest row is 92 columns)."""
+
+
+def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
 
 
 def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
@@ -204,7 +226,7 @@ def _align(
             window = hops_window(hops[0], hops[1], settings.offset)
             row.hops_env = window.as_env()
             if settings.offset:
-                row.reasons.append(f"offset: the HOPS window is the interval moved {settings.offset} s earlier")
+                row.reasons.append(_offset_reason(settings.offset))
         present = {name for name, value in intervals.items() if value is not None}
         if len(present) < len(NAMES):
             missing = ", ".join(_short_name(nm) for nm in NAMES if nm not in present)
@@ -229,6 +251,10 @@ def _align(
     if not frozen:
         notes.append("no --now given: all three were asked at the real clock")
     return Comparison(settings=settings, now=now, clock_frozen=frozen, rows=rows, notes=notes)
+
+
+def _offset_reason(offset: int | None) -> str:
+    return f"offset: the HOPS window is the interval moved {offset} s earlier"
 
 
 def _short_name(name: str) -> str:
