@@ -4,11 +4,18 @@
 and the process groups of the components it started. Everything is configured through ``AIRFLOW__*``
 environment variables so that nothing of the caller's own Airflow set-up leaks in.
 
+Whatever the harness starts is stopped when the test process ends, however it ends: a normal exit (atexit),
+SIGTERM or SIGHUP (a handler), or SIGKILL and any other death (a watchdog process, ``reaper.py``, that notices
+the end of a pipe only the test process holds). Every process started through :func:`spawn` or a stack carries a
+marker of this test process in its environment (``E2E_REAPER_OWNER``), so its descendants are found even when they
+leave its process group: Airflow's task processes, Celery's pool, a daemonized Redis.
+
 Timestamps read back from the metadata database are timezone-aware UTC ``datetime`` objects.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -18,6 +25,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -27,7 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from types import FrameType
+from typing import IO, Any, Protocol, TypeVar
 
 import psutil
 
@@ -88,6 +97,149 @@ def free_port() -> int:
             return port
     last = block + _PORT_BLOCK_SIZE - 1
     raise StackError(f"pytest-xdist worker {index} has used every port of its block {block}-{last}")
+
+
+OWNER_VARIABLE = "E2E_REAPER_OWNER"
+"""Not HOPS_*: the tests record every HOPS_* variable a task sees, and this one would be among them."""
+
+
+class _Reaper:
+    """The stop of last resort for everything this test process started (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.marker = f"{os.getpid()}-{uuid.uuid4().hex}"
+        # Reentrant: the SIGTERM handler reaps on the main thread, possibly while that thread is inside _send.
+        self._lock = threading.RLock()
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._pipe: IO[bytes] | None = None
+        self._handlers_installed = False
+
+    def environment(self) -> dict[str, str]:
+        """The variables every process the harness starts must carry; starts the watchdog on first use."""
+        self._ensure_watchdog()
+        return {OWNER_VARIABLE: self.marker}
+
+    def adopt(self, group: int) -> None:
+        """Stop process group ``group`` (a component started in a session of its own) with the test process."""
+        self._send(f"group {group}")
+
+    def release(self, group: int) -> None:
+        """Forget a group the harness stopped itself: its id may be reused by an unrelated process later."""
+        self._send(f"release {group}")
+
+    def reap(self) -> None:
+        """Stop everything now and wait for it: the watchdog reaps once its pipe is closed, then exits."""
+        with self._lock:
+            watchdog, pipe = self._watchdog, self._pipe
+            self._watchdog = self._pipe = None
+        if watchdog is None or pipe is None:
+            return
+        with contextlib.suppress(OSError):
+            pipe.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            watchdog.wait(timeout=60)
+
+    def _send(self, line: str) -> None:
+        self._ensure_watchdog()
+        with self._lock:
+            if self._pipe is not None:
+                with contextlib.suppress(OSError):
+                    self._pipe.write(f"{line}\n".encode())
+                    self._pipe.flush()
+
+    def _ensure_watchdog(self) -> None:
+        with self._lock:
+            if self._watchdog is not None and self._watchdog.poll() is None:
+                return
+            env = {key: value for key, value in os.environ.items() if key != OWNER_VARIABLE}
+            self._watchdog = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("reaper.py")), OWNER_VARIABLE, self.marker],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                # Its own session: Ctrl-C in the terminal, or a signal to the test's process group, must not stop
+                # the one process that cleans up after them.
+                start_new_session=True,
+            )
+            self._pipe = self._watchdog.stdin
+            if not self._handlers_installed:
+                self._handlers_installed = True
+                atexit.register(self.reap)
+                self._install_signal_handlers()
+
+    def _install_signal_handlers(self) -> None:
+        # SIGINT is pytest's own (KeyboardInterrupt, then the fixtures' teardown, then atexit); SIGTERM and SIGHUP
+        # end a process without running atexit. Python installs handlers from the main thread only.
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            previous = signal.getsignal(signum)
+            if previous not in (signal.SIG_DFL, None):
+                continue  # someone else handles it; atexit and the watchdog still cover the exit
+
+            def on_signal(received: int, frame: FrameType | None) -> None:
+                self.reap()
+                signal.signal(received, signal.SIG_DFL)
+                os.kill(os.getpid(), received)
+
+            signal.signal(signum, on_signal)
+
+
+_REAPER = _Reaper()
+
+
+def owner_environment() -> dict[str, str]:
+    """The environment marker that ties a process to this test process's reaper (for scripts that daemonize)."""
+    return _REAPER.environment()
+
+
+def spawn(
+    command: Sequence[str], *, env: Mapping[str, str], log: Path, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` in a process group of its own, its output in ``log``, stopped with the test process."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            list(command),
+            env={**env, **owner_environment()},
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    _REAPER.adopt(process.pid)
+    return process
+
+
+def stop_process_group(
+    process: subprocess.Popen[bytes], sig: signal.Signals = signal.SIGTERM, grace: float = 20.0
+) -> None:
+    """Send ``sig`` to a process group :func:`spawn` started, SIGKILL it after ``grace`` seconds, and reap it.
+
+    Descendants that left the group are collected first and killed if they outlive their parent.
+    """
+    try:
+        descendants = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        descendants = []
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    _, alive = psutil.wait_procs(descendants, timeout=5)
+    for child in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    psutil.wait_procs(alive, timeout=5)
+    # A group member that is neither the leader nor a descendant (re-parented early) still has the group id.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    _REAPER.release(process.pid)
 
 
 def utc(text: str | None) -> datetime | None:
@@ -271,18 +423,13 @@ class AirflowStack:
         generation = self._log_generation.get(name, 0) + 1
         self._log_generation[name] = generation
         log = self.home / "component-logs" / f"{name}.{generation}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
         program = ["-m", "airflow"] if script is None else [str(script)]
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [sys.executable, *program, *(self._command(name) if command is None else command)],
-                env=self.env,
-                cwd=self.home,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
+        process = spawn(
+            [sys.executable, *program, *(self._command(name) if command is None else command)],
+            env=self.env,
+            log=log,
+            cwd=self.home,
+        )
         self._components[name] = _Component(name, process, log, utcnow(), command, script)
 
     def _command(self, name: str) -> list[str]:
@@ -307,28 +454,7 @@ class AirflowStack:
         self._signal_tree(component, sig, grace=10.0)
 
     def _signal_tree(self, component: _Component, sig: signal.Signals, grace: float) -> None:
-        process = component.process
-        # Collected first: a child that moved to its own session would escape the process-group signal.
-        try:
-            descendants = psutil.Process(process.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            descendants = []
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        _, alive = psutil.wait_procs(descendants, timeout=5)
-        for child in alive:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                child.kill()
-        psutil.wait_procs(alive, timeout=5)
-        # A group member that is neither the leader nor a descendant (re-parented early) still has the group id.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
+        stop_process_group(component.process, sig, grace)
 
     def restart_exited(self) -> list[str]:
         """Start again, as a process supervisor would, every component whose process has exited; their names."""

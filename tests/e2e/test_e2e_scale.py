@@ -39,7 +39,7 @@ import psutil
 import pytest
 from dagfiles import RECORDER, Schedule
 from expect import traceback_blocks
-from harness import Run, floor_to, utcnow
+from harness import Run, floor_to, owner_environment, utcnow
 from postgres_stack import POSTGRES_URL, PostgresStack, connect, fresh_database
 from sqlalchemy.engine import make_url
 
@@ -179,7 +179,16 @@ def write_dag_files(dags_folder: Path, dags: list[ScaleDag], out_dir: Path) -> N
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     state = tmp_path_factory.mktemp("redis")
     script = str(ROOT / "scripts" / "start-redis")
-    result = subprocess.run([script, str(state)], capture_output=True, text=True, timeout=300, check=False)
+    # Redis daemonizes, leaving every process group of this test; the harness's marker in its environment is what
+    # has it stopped when this test process ends without reaching the teardown below (a timeout, a kill).
+    result = subprocess.run(
+        [script, str(state)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **owner_environment()},
+    )
     if result.returncode != 0:
         pytest.fail(f"scripts/start-redis failed ({result.returncode}):\n{result.stderr}")
     try:
