@@ -1,15 +1,19 @@
 """Run a local Airflow 3 with the hops_timetable plugin until Ctrl-C: the body of ``scripts/run-airflow``.
 
-Airflow home is ``.airflow/`` in the repository (git-ignored), the metadata database SQLite at
-``.airflow/airflow.db``, the DAG folder ``dags/``. It starts the api-server, scheduler, dag-processor and
-triggerer as child processes, each in its own process group, prints where to open the UI, and on Ctrl-C or
-SIGTERM stops every one of them and waits for them. Restarting keeps the database, so runs and history persist.
+Airflow home is ``.airflow/`` in the repository (git-ignored; ``--home`` for another), the metadata database
+SQLite at ``<home>/airflow.db``, the DAG folder ``dags/``. It starts the api-server first and the scheduler,
+dag-processor and triggerer only once the api-server answers its health check: a task the scheduler queued earlier
+would call an execution API that does not listen yet and fail. Each component is a child process in its own
+process group; the launcher prints where to open the UI once the scheduler and dag-processor have sent a
+heartbeat, and on Ctrl-C, SIGTERM or SIGHUP stops every group and waits for it. Restarting keeps the database, so
+runs and history persist.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -18,15 +22,18 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-HOME = ROOT / ".airflow"
+DEFAULT_HOME = ROOT / ".airflow"
 DAGS = ROOT / "dags"
 DEFAULT_PORT = 8080
+STARTUP_TIMEOUT = 180.0
 
 
 @dataclass
@@ -74,14 +81,14 @@ def jwt_secret(home: Path) -> str:
     return path.read_text().strip()
 
 
-def airflow_environment(host: str, port: int) -> dict[str, str]:
+def airflow_environment(home: Path, host: str, port: int) -> dict[str, str]:
     """Environment of every Airflow command: ours override inherited ``AIRFLOW__*`` values of the same name."""
     base_url = f"http://{host}:{port}"
     env = dict(os.environ)
     env.update(
         {
-            "AIRFLOW_HOME": str(HOME),
-            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{HOME / 'airflow.db'}?timeout=15",
+            "AIRFLOW_HOME": str(home),
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=15",
             "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
             "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
@@ -93,7 +100,7 @@ def airflow_environment(host: str, port: int) -> dict[str, str]:
             "AIRFLOW__API__HOST": host,
             "AIRFLOW__API__PORT": str(port),
             "AIRFLOW__API__BASE_URL": base_url,
-            "AIRFLOW__API_AUTH__JWT_SECRET": jwt_secret(HOME),
+            "AIRFLOW__API_AUTH__JWT_SECRET": jwt_secret(home),
             "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(pick_port(host, 8793, "the task log server")),
             "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(pick_port(host, 8794, "the triggerer log server")),
             # New or changed example DAGs show up within seconds instead of minutes.
@@ -109,14 +116,14 @@ def airflow(*args: str) -> list[str]:
     return [sys.executable, "-m", "airflow", *args]
 
 
-def start(name: str, command: Sequence[str], env: dict[str, str]) -> Child:
-    log = HOME / "logs" / f"{name}.log"
+def start(home: Path, name: str, command: Sequence[str], env: dict[str, str]) -> Child:
+    log = home / "logs" / f"{name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         process = subprocess.Popen(
             list(command),
             env=env,
-            cwd=HOME,
+            cwd=home,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -152,20 +159,50 @@ def tail(path: Path, lines: int = 40) -> str:
         return ""
 
 
-def wait_until_healthy(url: str, children: Sequence[Child], timeout: float) -> bool:
+def health(url: str) -> dict[str, Any] | None:
+    """The api-server's ``/api/v2/monitor/health`` document, or None while it does not answer 200."""
+    try:
+        with urllib.request.urlopen(f"{url}/api/v2/monitor/health", timeout=5) as response:
+            if response.status != 200:
+                return None
+            document: dict[str, Any] = json.loads(response.read())
+            return document
+    except (OSError, ValueError):
+        return None
+
+
+def beat_since(document: dict[str, Any], key: str, since: datetime) -> bool:
+    """True if component ``key`` of a health document sent a heartbeat at or after ``since``.
+
+    A heartbeat a previous run of the same home left in the database says nothing about the process just started.
+    """
+    beat = (document.get(key) or {}).get(f"latest_{key}_heartbeat")
+    if not beat:
+        return False
+    at = datetime.fromisoformat(str(beat).replace("Z", "+00:00"))
+    return (at if at.tzinfo else at.replace(tzinfo=timezone.utc)) >= since
+
+
+def wait_for(
+    url: str, children: Sequence[Child], timeout: float, ready: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[str, Any] | None:
+    """Poll the health endpoint until ``ready(document)``; None on timeout or as soon as a child has exited."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for child in children:
-            if child.process.poll() is not None:
-                return False
-        try:
-            with urllib.request.urlopen(f"{url}/api/v2/monitor/health", timeout=5) as response:
-                if response.status == 200:
-                    return True
-        except OSError:
-            pass
+        if any(child.process.poll() is not None for child in children):
+            return None
+        document = health(url)
+        if document is not None and (ready is None or ready(document)):
+            return document
         time.sleep(1.0)
-    return False
+    return None
+
+
+def report_failure(children: Sequence[Child], what: str, timeout: float) -> None:
+    for child in children:
+        if child.process.poll() is not None:
+            print(f"{child.name} exited early:\n{tail(child.log)}", file=sys.stderr)
+    print(f"{what} within {timeout:.0f} s; logs in {children[0].log.parent}", file=sys.stderr)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -182,6 +219,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--no-triggerer", action="store_true", help="do not start the triggerer")
+    parser.add_argument(
+        "--home", type=Path, default=DEFAULT_HOME, help="Airflow home: database, logs, secret (default .airflow/)"
+    )
     return parser.parse_args(argv)
 
 
@@ -190,15 +230,16 @@ def main(argv: Sequence[str]) -> int:
     if not 0 < args.port < 65536:
         print(f"--port={args.port} is not a TCP port; use 1..65535", file=sys.stderr)
         return 2
-    HOME.mkdir(exist_ok=True)
+    home: Path = args.home.resolve()
+    home.mkdir(parents=True, exist_ok=True)
     DAGS.mkdir(exist_ok=True)
     port = pick_port(args.host, args.port, "the api-server")
-    env = airflow_environment(args.host, port)
+    env = airflow_environment(home, args.host, port)
     url = f"http://{args.host}:{port}"
 
-    print(f"Airflow home {HOME}, DAG folder {DAGS}", flush=True)
+    print(f"Airflow home {home}, DAG folder {DAGS}", flush=True)
     print("migrating the metadata database (airflow db migrate) ...", flush=True)
-    migrate_log = HOME / "logs" / "db-migrate.log"
+    migrate_log = home / "logs" / "db-migrate.log"
     migrate_log.parent.mkdir(parents=True, exist_ok=True)
     with migrate_log.open("wb") as out:
         migrated = subprocess.run(airflow("db", "migrate"), env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
@@ -211,21 +252,27 @@ def main(argv: Sequence[str]) -> int:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         raise Shutdown(signal.Signals(signum).name)
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
     status = 0
     try:
-        components = ["api-server", "scheduler", "dag-processor"]
-        if not args.no_triggerer:
-            components.append("triggerer")
-        for name in components:
-            children.append(start(name, airflow(name), env))
-        print(f"starting {', '.join(components)} (logs in {HOME / 'logs'}) ...", flush=True)
-        if not wait_until_healthy(url, children, timeout=180):
-            for child in children:
-                if child.process.poll() is not None:
-                    print(f"{child.name} exited early:\n{tail(child.log)}", file=sys.stderr)
-            print("Airflow did not become healthy within 180 s", file=sys.stderr)
+        children.append(start(home, "api-server", airflow("api-server"), env))
+        print(f"starting the api-server (logs in {home / 'logs'}) ...", flush=True)
+        if wait_for(url, children, STARTUP_TIMEOUT) is None:
+            report_failure(children, "the api-server did not answer its health check", STARTUP_TIMEOUT)
+            return 1
+        others = ["scheduler", "dag-processor"] + ([] if args.no_triggerer else ["triggerer"])
+        print(f"the api-server answers; starting {', '.join(others)} ...", flush=True)
+        # Heartbeats are stored with the database's clock, this machine's: started_at is comparable to them.
+        started_at = datetime.now(timezone.utc).replace(microsecond=0)
+        for name in others:
+            children.append(start(home, name, airflow(name), env))
+
+        def running(document: dict[str, Any]) -> bool:
+            return beat_since(document, "scheduler", started_at) and beat_since(document, "dag_processor", started_at)
+
+        if wait_for(url, children, STARTUP_TIMEOUT, running) is None:
+            report_failure(children, "the scheduler and dag-processor sent no heartbeat", STARTUP_TIMEOUT)
             return 1
         print(
             f"\nAirflow is running: {url}\n"
@@ -250,11 +297,12 @@ def main(argv: Sequence[str]) -> int:
         pass
     finally:
         # A second Ctrl-C must not interrupt the shutdown half-way and leave processes behind.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
         if children:
             print("stopping Airflow ...", flush=True)
-            stop(children)
+            # The scheduler and the others first: none of them can then queue work the api-server never sees.
+            stop(list(reversed(children)))
             print("stopped.", flush=True)
     return status
 
