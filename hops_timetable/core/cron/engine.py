@@ -42,7 +42,7 @@ from hops_timetable.core.cron.fields import (
     _Item,
     _py_weekday,
 )
-from hops_timetable.core.cron.parse import _compress, _is_odd_space, _Parser, _same_in_quartz
+from hops_timetable.core.cron.parse import _compress, _has_star, _is_odd_space, _Parser, _same_in_quartz
 
 __all__ = ["QuartzCron", "parse_shared"]
 
@@ -177,8 +177,11 @@ class QuartzCron:
         if len(tokens) == 5:
             if dialect == "quartz":
                 dialect = "unix"
+            parser.unix = True
+            parser.refuse_long_numbers(tokens, starts, (_MIN, _HOUR, _DOM, _MON, _DOW))
             self._parse_unix(parser, tokens, starts, dialect)
         elif len(tokens) in (6, 7):
+            parser.refuse_long_numbers(tokens, starts, tuple(range(len(tokens))))
             self._parse_quartz(parser, tokens, starts)
         else:
             raise parser.fail(
@@ -268,15 +271,16 @@ class QuartzCron:
         items[_DOM], sets[_DOM], dom_special = parser.unix_dom(dom_raw, starts[2], dow_raw)
         items[_DOW], sets[_DOW], dow_special = parser.unix_dow(dow_raw, starts[4], dom_raw)
         dow_values = {v % 7 for v in sets[_DOW]}
-        # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "*" (or "?"),
-        # or when it covers every value and the *other* field's text contains a "*".
+        # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
+        # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
+        # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
         dom: _DaySpec | None = dom_special
         if dom is None:
-            dom_star = dom_raw in ("*", "?") or (len(sets[_DOM]) == 31 and "*" in dow_raw)
+            dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(sets[_DOM]) == 31 and "*" in dow_raw)
             dom = None if dom_star else ("set", frozenset(sets[_DOM]))
         dow: _DaySpec | None = dow_special
         if dow is None:
-            dow_star = dow_raw in ("*", "?") or (len(dow_values) == 7 and "*" in dom_raw)
+            dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(dow_values) == 7 and "*" in dom_raw)
             dow = None if dow_star else ("set", frozenset(_py_weekday(v, True) for v in dow_values))
         items[_YEAR] = [("all",)]
         if dom is None and dow is not None:
@@ -289,7 +293,11 @@ class QuartzCron:
         upper = [t.upper() for t in tokens]
         # The Quartz spelling: the user's token where Quartz reads it the same, else the values it denotes.
         time_q = [
-            upper[i] if _same_in_quartz(items[f], upper[i]) else _compress(sorted(sets[f]))
+            "*"
+            if items[f] == [("all",)]
+            else upper[i]
+            if _same_in_quartz(items[f], upper[i])
+            else _compress(sorted(sets[f]))
             for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3))
         ]
         expressible = True

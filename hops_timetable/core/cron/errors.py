@@ -35,11 +35,22 @@ class CronSyntaxError(ValueError):
         self.why = why
         self.rewrites = rewrites
         if field is not None and token is not None:
-            where = f"invalid {field} token {token!r} at position {position} in {expression!r}"
+            where = f"invalid {field} token {_shown(token)} at position {position} in {_shown(expression)}"
         else:
-            where = f"invalid cron expression {expression!r}"
+            where = f"invalid cron expression {_shown(expression)}"
         if message is None:
             message = f"{where}: {why}"
             if hint:
                 message += f" ({hint})"
         super().__init__(message)
+
+
+# Longer texts are shown cut in the message (the attributes keep them whole): an expression of thousands of
+# characters would otherwise fill a log line or a terminal.
+_SHOWN_CHARS = 200
+
+
+def _shown(text: str) -> str:
+    if len(text) <= _SHOWN_CHARS:
+        return repr(text)
+    return f"{text[: _SHOWN_CHARS - 40]!r}...{text[-20:]!r} ({len(text):,} characters)"

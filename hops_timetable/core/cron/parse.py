@@ -36,6 +36,10 @@ from hops_timetable.core.cron.fields import (
 # ---------------------------------------------------------------------------------------------------------
 # Parsing
 
+# A longer run of digits is refused before it is converted (leading zeros included, so '0005' still reads as 5).
+MAX_NUMBER_DIGITS = 10
+_LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_NUMBER_DIGITS + 1},}}", re.ASCII)
+
 
 class _Parser:
     """Parses one expression; collects everything the evaluator and the describer need."""
@@ -81,6 +85,26 @@ class _Parser:
     def split(self, position: int, text: str, parts: list[str]) -> tuple[str, ...]:
         """One rewrite per list item: the field ``text`` at ``position`` replaced by each part."""
         return tuple(self.replaced(position, text, part) for part in parts)
+
+    def refuse_long_numbers(self, tokens: list[str], starts: list[int], fields: tuple[int, ...]) -> None:
+        """Refuse a number too long to be a value, before any is read: Python will not even convert a number of
+        more than 4,300 digits to an int, and no field, step or offset takes more than 4 (a year)."""
+        for text, start, field in zip(tokens, starts, fields, strict=True):
+            offset = start
+            for part in text.split(","):
+                long = _LONG_NUMBER.search(part)
+                if long is not None:
+                    lo, hi = self.bounds(field)
+                    digits = long.group()
+                    shown = digits if len(digits) <= 16 else f"{digits[:8]}...{digits[-4:]}"
+                    raise self.fail(
+                        f"the number {shown} ({len(digits):,} digits) is out of range: {_FIELD_NAMES[field]} values "
+                        f"are {lo}-{hi}, and no number in a cron expression has more than {MAX_NUMBER_DIGITS} digits",
+                        field,
+                        part,
+                        offset,
+                    )
+                offset += len(part) + 1
 
     def bounds(self, field: int) -> tuple[int, int]:
         if field == _DOW:
@@ -175,6 +199,10 @@ class _Parser:
         if slash and field == _DOW and self.unix:
             # croniter runs a day-of-week step up to 6, never 7 (which it reads as 0, Sunday).
             hi = 6
+        if slash and not base and self.unix:
+            raise self.fail(
+                "a step needs a start: croniter (and so Airflow) refuses it", field, token, pos, fix=f"*/{step}"
+            )
         if slash and base in ("", "*"):
             if field == _YEAR:
                 hi = LAST_YEAR  # open-ended, as above
@@ -236,6 +264,19 @@ class _Parser:
                     pos,
                     f"for a step of {step} from {base.upper()} write the number",
                     f"{v}/{step}",
+                )
+            if self.unix and v == (6 if field == _DOW else hi):
+                # croniter before 7.0 (what Airflow 3.0 to 3.4 install) writes a/s as a-max/s, and at the field's
+                # maximum that is an equal range, which it reads as the whole field (croniter issue 246).
+                every = f"*/{step}"
+                raise self.fail(
+                    f"croniter 7 reads {token!r} as {base!r} alone, croniter 6 (which Airflow 3.0 to 3.4 install) as "
+                    f"{every!r}, every {step} from the field's start",
+                    field,
+                    token,
+                    pos,
+                    f"for croniter 6's reading write {every!r}; for the value alone",
+                    base,
                 )
             if self.unix and field == _DOW and v == 7:
                 v = 0  # croniter reads 7 as Sunday, 0
@@ -301,7 +342,7 @@ class _Parser:
                 raise self.fail(
                     "empty list item", field, text, start, "remove the extra comma", ",".join(p for p in parts if p)
                 )
-            if part == "*" and len(parts) > 1:
+            if part == "*" and len(parts) > 1 and not self.unix:
                 raise self.fail("'*' cannot be combined with other values", field, part, offset)
             if part == "?":
                 where = "day-of-month or day-of-week" if not self.unix else "the day fields"
@@ -316,6 +357,11 @@ class _Parser:
             items.append(item)
             values.update(vals)
             offset += len(part) + 1
+        if "*" in parts:
+            # croniter reads a list holding '*' as the whole field (the other items only checked), and a day field
+            # so written as unrestricted: _parse_unix decides the days with _has_star.
+            lo, hi = self.bounds(field)
+            return [("all",)], set(range(lo, hi + 1))
         return items, values
 
     def dom(self, text: str, start: int) -> tuple[list[_Item], _DaySpec | None]:
@@ -549,6 +595,8 @@ class _Parser:
                 items.extend(item_items)
                 values.update(item_values)
             offset += len(part) + 1
+        if _has_star(text):
+            return [("all",)], set(range(1, 32)), None
         if not last:
             return items, values, None
         if len(values) == 30 and "*" in dow_text:
@@ -628,6 +676,16 @@ class _Parser:
             offset += len(part) + 1
         if plain:
             special = [p for p in parts if p not in plain]
+            if "*" in plain:
+                # croniter accepts '*' next to n#k/Ln terms and then fires on those terms alone.
+                raise self.fail(
+                    f"croniter (and so Airflow) reads {text!r} as {','.join(special)!r} alone: it drops the '*'",
+                    _DOW,
+                    text,
+                    start,
+                    "for that reading",
+                    rewrites=(self.replaced(start, text, ",".join(special)),),
+                )
             raise self.fail(
                 "croniter (and so Airflow) refuses to mix plain days with n#k or Ln terms",
                 _DOW,
@@ -704,9 +762,18 @@ def _is_odd_space(ch: str) -> bool:
     return ch not in " \t" and (ch.isspace() or unicodedata.category(ch) in ("Zs", "Zl", "Zp", "Cc", "Cf"))
 
 
+def _has_star(text: str) -> bool:
+    """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``).
+
+    croniter keeps such an item as ``*``, which sorts first in its expanded list, and reads a field whose list
+    starts with ``*`` as unrestricted: the day fields are not OR-ed, the other day field alone decides.
+    """
+    return "*" in text.split(",")
+
+
 def _same_in_quartz(items: list[_Item], token: str) -> bool:
     """Whether Quartz reads this 5-field month, time or day-of-month token as croniter does."""
-    if any(item[0] == "wrap" for item in items):
+    if any(item[0] == "wrap" for item in items) or (items == [("all",)] and token != "*"):
         return False
     if re.fullmatch(r"[0-9*/,\-]+", token, re.ASCII):
         return True
