@@ -87,15 +87,16 @@ def schedule(cron: str = "0 0 * ? * * *", **overrides: object) -> dict[str, obje
     return base
 
 
-def hourly(hour: int, delay: int = 21, **kw: object) -> Launch:
-    """The hourly fire at *hour*:00 launched *delay* seconds later (the timer ticks every minute)."""
+def hourly(hour: int, state: str = "FINISHED", final: str = "SUCCEEDED", rerun_count: int | None = None) -> Launch:
+    """The hourly fire at *hour*:00 launched 21.412 seconds later (the timer ticks every minute)."""
     fire = at(hour)
     previous = START if fire == at(11) else fire - HOUR
-    return Launch(fire, previous, fire + HOUR, fire + timedelta(seconds=delay, milliseconds=412), **kw)  # type: ignore[arg-type]
+    submitted = fire + timedelta(seconds=21, milliseconds=412)
+    return Launch(fire, previous, fire + HOUR, submitted, state, final, rerun_count)
 
 
-def late(hour: int, submitted: datetime, **kw: object) -> Launch:
-    launch = hourly(hour, **kw)
+def late(hour: int, submitted: datetime) -> Launch:
+    launch = hourly(hour)
     launch.submitted = submitted
     return launch
 

@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from hops_timetable.core.parity import load_executions, load_ledger, load_schedule_versions, parity
 from hops_timetable.core.parity.exports import MAX_EXECUTIONS
+from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
 
 UTC = timezone.utc
 DAY0 = datetime(2026, 5, 1, tzinfo=UTC)
+END = DAY0 + timedelta(days=2)
 
 
 def _ms(value: datetime) -> int:
@@ -181,18 +183,21 @@ def _synthesize(h: dict[str, object]) -> tuple[dict[str, object], list[dict[str,
     """The schedule, the executions and each run fire's expected interval start, by the rules written out."""
     cron, start, meaning = str(h["cron"]), h["start"], h["meaning"]
     assert isinstance(start, datetime)
-    end = DAY0 + timedelta(days=2)
-    fires = _fires(cron, start, end)
+    # Fires past the compared range too: a catch-up at its end picks the newest fire, which may lie after it.
+    fires = _fires(cron, start, END + timedelta(days=1))
     launched: list[tuple[datetime, datetime]] = []  # (fire, submitted)
     outage = h["outage"]
-    missed = [f for f in fires if outage and outage[0] <= f < outage[1]]  # type: ignore[index]
+    assert outage is None or isinstance(outage, tuple)
+    missed = [f for f in fires if outage and outage[0] <= f < outage[1]]
     keep = 1 if not h["catchup"] else h["bound"]
-    kept = missed if keep is None else missed[-keep:]  # type: ignore[index]
-    rnd = random.Random(h["seed"])
+    assert keep is None or isinstance(keep, int)
+    kept = missed if keep is None else missed[-keep:]
+    rnd = random.Random(str(h["seed"]))
     for fire in fires:
         if fire in missed:
             if fire in kept:
-                launched.append((fire, outage[1] + timedelta(seconds=kept.index(fire))))  # type: ignore[index]
+                assert outage is not None
+                launched.append((fire, outage[1] + timedelta(seconds=kept.index(fire))))
         else:
             launched.append((fire, fire + timedelta(seconds=rnd.randint(1, 59), milliseconds=rnd.randint(0, 999))))
     expected: dict[datetime, datetime] = {}
@@ -203,11 +208,21 @@ def _synthesize(h: dict[str, object]) -> tuple[dict[str, object], list[dict[str,
         following = croniter(cron, fire).get_next(datetime)
         arg = {"next": following, "fire": fire, "logical": interval_start}[str(meaning)]
         items.append(_item(100 + i, submitted, arg))
-        expected[fire] = interval_start
+        if fire < END:
+            expected[fire] = interval_start
     schedule = {"cronExpression": cron, "startDateTime": _ms(start), "catchup": h["catchup"]}
     if h["bound"] is not None:
         schedule["maxCatchupRuns"] = h["bound"]
     return schedule, items, expected
+
+
+def _declared(h: dict[str, object]) -> list[Event]:
+    """The outage, declared when the data cannot show it: its catch-up launch looks on time (within the grace)."""
+    outage = h["outage"]
+    if not isinstance(outage, tuple):
+        return []
+    fire = croniter(str(h["cron"]), outage[1]).get_prev(datetime)
+    return [Event("outage", outage[0], outage[1])] if outage[1] - fire <= timedelta(minutes=2) else []
 
 
 def _pages(items: list[dict[str, object]], seed: int) -> list[dict[str, object]]:
@@ -225,7 +240,7 @@ def test_windows_are_recovered_exactly_and_the_meaning_detected_or_refused(h: di
     schedule, items, expected = _synthesize(h)
     versions = load_schedule_versions(schedule, "s")
     export = load_executions(_pages(items, int(h["seed"])), "e")  # type: ignore[call-overload]
-    outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions)
+    outcome = parity(versions, DAY0, END, executions=export.executions, outages=_declared(h))
     reading = outcome.reading
     assert reading is not None
     if reading.meaning is None:
@@ -251,7 +266,7 @@ def test_page_order_and_splits_change_nothing(h: dict[str, object]) -> None:
     reports = []
     for seed in (1, 2):
         export = load_executions(_pages(items, seed), "e")
-        outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions)
+        outcome = parity(versions, DAY0, END, executions=export.executions, outages=_declared(h))
         reports.append((outcome.reading, None if outcome.report is None else outcome.report.rows))
     assert reports[0] == reports[1]
 
@@ -266,10 +281,11 @@ def test_an_offset_off_on_the_airflow_side_shifts_every_window(h: dict[str, obje
     outcome = parity(
         versions,
         DAY0,
-        DAY0 + timedelta(days=2),
+        END,
         executions=export.executions,
         airflow_versions=shifted,
         meaning=str(h["meaning"]),
+        outages=_declared(h),
     )
     report = outcome.report
     assert report is not None
@@ -289,7 +305,7 @@ def test_the_wrong_meaning_stated_never_gives_parity(h: dict[str, object]) -> No
     versions = load_schedule_versions(schedule, "s")
     export = load_executions({"items": items}, "e")
     wrong = {"next": "fire", "fire": "logical", "logical": "next"}[str(h["meaning"])]
-    outcome = parity(versions, DAY0, DAY0 + timedelta(days=2), executions=export.executions, meaning=wrong)
+    outcome = parity(versions, DAY0, END, executions=export.executions, meaning=wrong, outages=_declared(h))
     assert outcome.report is not None and outcome.report.exit_status == 3
 
 

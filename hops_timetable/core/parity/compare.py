@@ -13,6 +13,7 @@ same outages). Every fire in ``[start, end)`` that either plan makes a run of, d
 * ``duplicate_in_*``: more than one successful run; ``failed_in_*``: no successful run on that side (or both);
 * ``in_flight``: a side is still running it; ``not_compared``: a run without a readable window (``why``).
 
+Windows are compared as jobs see them, in whole seconds (``HOPS_*`` values have no fraction on either system).
 Manual runs without a window are listed, never counted. Linear in the number of runs and fires. Pure.
 """
 
@@ -112,7 +113,8 @@ class Report:
         s = self.summary
         agree = s["match"] + s["match_retried"]
         if status == EXIT_PARITY:
-            return f"parity: all {len(self.rows)} fire(s) agree ({s['match_retried']} after a retry)"
+            retried = f" ({s['match_retried']} after a retry)" if s["match_retried"] else ""
+            return f"parity: all {len(self.rows)} fire(s) agree{retried}"
         if status == EXIT_DIFFERENCES:
             n = sum(1 for r in self.rows if r.counts_as_difference)
             kinds = ", ".join(f"{v} {k}" for k, v in s.items() if v and k not in AGREE)
@@ -140,7 +142,7 @@ def compare(
         for run in runs:
             if run.fire is None:
                 if run.window is not None:
-                    covering[side].setdefault((run.window.start, run.window.end), run.run_id)
+                    covering[side].setdefault(_span(run.window), run.run_id)
                 (report.unplaced if run.why and not run.why.startswith("manual") else report.manual).append((side, run))
             elif start <= run.fire < end:
                 by_fire[side][run.fire].append(run)
@@ -197,7 +199,7 @@ def _classify(
         return _neither(base, planned)
     for side, ran, other_window in (("hopsworks", hops, aw), ("airflow", air, hw)):
         if not ran:
-            covered = None if other_window is None else covering[side].get((other_window.start, other_window.end))
+            covered = None if other_window is None else covering[side].get(_span(other_window))
             if covered is not None:
                 return _with(base, status="match", why=f"covered by the manual run {covered} in {side}")
             plan = planned[side]
@@ -214,11 +216,33 @@ def _classify(
     if len(h_ok) > 1 or len(a_ok) > 1:
         return _with(base, status="duplicate_in_hopsworks" if len(h_ok) > 1 else "duplicate_in_airflow")
     assert hw is not None and aw is not None
-    if (hw.start, hw.end) != (aw.start, aw.end) or hw.logical_date != aw.logical_date:
-        how, hint = _difference(fire, hw, aw)
+    if _seen(hw) != _seen(aw):
+        how, hint = _difference(fire, _whole(hw), _whole(aw))
         return _with(base, status="differs", how=how, hint=hint)
     retried = len(hops) + len(air) > 2 or any(r.attempts > 1 for r in (*hops, *air))
     return _with(base, status="match_retried" if retried else "match")
+
+
+def _whole(window: HopsWindow) -> HopsWindow:
+    """The window as a job sees it: ``HOPS_*`` values are whole seconds on both systems (a start with milliseconds
+    is injected truncated)."""
+    return HopsWindow(*(t.replace(microsecond=0) for t in (window.start, window.end, window.logical_date)))
+
+
+def _seen(window: HopsWindow | None) -> tuple[datetime, ...] | None:
+    return (
+        None
+        if window is None
+        else (
+            window.start.replace(microsecond=0),
+            window.end.replace(microsecond=0),
+            window.logical_date.replace(microsecond=0),
+        )
+    )
+
+
+def _span(window: HopsWindow) -> tuple[datetime, datetime]:
+    return window.start.replace(microsecond=0), window.end.replace(microsecond=0)
 
 
 def _any_running(runs: Sequence[SideRun]) -> bool:

@@ -80,12 +80,20 @@ def infer_outages(
         else:
             on_time.append(fire)
     on_time.sort()
-    events = []
+    spans = []
     for fire, at in late:
         i = bisect.bisect_left(on_time, fire)
         begin = on_time[i - 1] + _SECOND if i else since
-        events.append(Event("outage", min(begin, fire), at))
-    return events
+        spans.append((min(begin, fire), at))
+    spans.sort()
+    merged: list[list[datetime]] = []
+    for begin, at in spans:
+        # One catch-up launches its executions one after the other: one outage, until the last of them.
+        if merged and begin <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], at)
+        else:
+            merged.append([begin, at])
+    return [Event("outage", begin, at) for begin, at in merged]
 
 
 @dataclass

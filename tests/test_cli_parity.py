@@ -1,0 +1,269 @@
+"""``hops-timetable parity`` on the REST-shaped fixtures: exit statuses, the JSON format, --accept, the meaning of
+-start_time, a ledger, bad input, a DAG file and a live Airflow (its REST API answered by a stub)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hops_timetable.cli.app import main
+from hops_timetable.core.parity import CLASSES
+
+DATA = Path(__file__).parent / "data" / "parity"
+
+
+def args_for(scenario: str, meaning: str = "fire", *extra: str) -> list[str]:
+    expected = json.loads((DATA / scenario / "expected.json").read_text())
+    return [
+        "parity",
+        "--hopsworks-schedule",
+        str(DATA / scenario / "schedule.json"),
+        "--hopsworks-executions",
+        str(DATA / scenario / f"executions-{meaning}.json"),
+        "--from",
+        expected["from"],
+        "--to",
+        expected["to"],
+        *extra,
+    ]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    status, out, _ = run(capsys, *argv, "--json")
+    return status, json.loads(out)
+
+
+@pytest.mark.parametrize("scenario", sorted(p.name for p in DATA.iterdir() if p.is_dir()))
+def test_the_exit_status_is_the_expected_one(capsys: pytest.CaptureFixture[str], scenario: str) -> None:
+    expected = json.loads((DATA / scenario / "expected.json").read_text())
+    status, out, _ = run(capsys, *args_for(scenario, "logical"))
+    assert status == expected["exit"]
+    assert out.splitlines()[-1].startswith({0: "parity:", 3: "differences:", 4: "inconclusive:"}[status])
+
+
+def test_the_json_format(capsys: pytest.CaptureFixture[str]) -> None:
+    status, data = run_json(capsys, *args_for("reruns", "next"))
+    assert status == 3 and data["exit"] == 3 and data["status"] == "differences"
+    assert data["format"] == "hops-timetable-parity/1"
+    executions = DATA / "reruns" / "executions-next.json"
+    assert data["inputs"]["hopsworks_executions"]["sha256"] == hashlib.sha256(executions.read_bytes()).hexdigest()
+    assert data["start_time"]["meaning"] == "next" and data["start_time"]["votes"] == {
+        "next": 5,
+        "fire": 0,
+        "logical": 0,
+    }
+    assert list(data["summary"]) == list(CLASSES)
+    assert data["summary"]["failed_in_hopsworks"] == 1 and data["summary"]["match_retried"] == 2
+    row = next(r for r in data["rows"] if r["fire"] == "2026-03-01T12:00:00Z")
+    assert row["status"] == "match_retried" and row["hopsworks"] == {
+        "HOPS_START_TIME": "2026-03-01T11:00:00Z",
+        "HOPS_END_TIME": "2026-03-01T12:00:00Z",
+        "HOPS_LOGICAL_DATE": "2026-03-01T11:00:00Z",
+    }
+
+
+def test_the_clamped_first_window_keeps_its_milliseconds(capsys: pytest.CaptureFixture[str]) -> None:
+    _, data = run_json(capsys, *args_for("clamped_first_window", "logical"))
+    assert data["rows"][0]["hopsworks"]["HOPS_START_TIME"] == "2026-03-01T10:17:16.123Z"
+
+
+def test_an_accepted_difference_no_longer_fails(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    accept = tmp_path / "accept.json"
+    entry = {"fire": "2026-03-01T14:00:00Z", "status": "failed_in_hopsworks", "reason": "known; signed off by data-eng"}
+    accept.write_text(json.dumps({"format": "hops-timetable-parity-accept/1", "accepted": [entry]}))
+    status, data = run_json(capsys, *args_for("reruns", "fire", "--accept", str(accept)))
+    assert status == 0 and data["unused_acceptances"] == []
+    assert next(r for r in data["rows"] if r["fire"] == entry["fire"])["accepted"] == entry["reason"]
+
+
+def test_the_wrong_meaning_stated_shows_differences(capsys: pytest.CaptureFixture[str]) -> None:
+    status, data = run_json(capsys, *args_for("clamped_first_window", "fire", "--start-time-meaning", "next"))
+    assert status == 3 and data["start_time"]["given"]
+    # Read as the next fire, 11:00's argument names 10:00, before the schedule's start; 17:00 seems never run.
+    first, last = data["rows"][0], data["rows"][-1]
+    assert (first["fire"], first["status"], first["explained_by"]) == (
+        "2026-03-01T10:00:00Z",
+        "missing_in_airflow",
+        "before start",
+    )
+    assert (last["fire"], last["status"]) == ("2026-03-01T17:00:00Z", "missing_in_hopsworks")
+
+
+def test_an_undecidable_meaning_is_inconclusive(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    listing = json.loads((DATA / "clamped_first_window" / "executions-fire.json").read_text())
+    listing["items"] = listing["items"][:1]  # one vote is not enough
+    listing["count"] = 1
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(listing))
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-executions") + 1] = str(path)
+    status, out, _ = run(capsys, *argv)
+    assert status == 4 and "--start-time-meaning" in out and "fire 1" in out
+
+
+def test_a_ledger_of_windows(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.csv"
+    ledger.write_text(
+        "HOPS_START_TIME,HOPS_END_TIME,HOPS_LOGICAL_DATE,STATE\n"
+        "2026-03-01T10:17:16.123Z,2026-03-01T11:00:00Z,2026-03-01T10:17:16.123Z,SUCCEEDED\n"
+        "2026-03-01T11:00:00Z,2026-03-01T12:00:00Z,2026-03-01T11:00:00Z,SUCCEEDED\n"
+        "2026-03-01T11:30:00Z,2026-03-01T12:30:00Z,2026-03-01T12:00:00Z,SUCCEEDED\n"
+    )
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-executions") + 1] = str(ledger)
+    argv[argv.index("--to") + 1] = "2026-03-01T14:00:00Z"
+    status, data = run_json(capsys, *argv)
+    assert status == 3 and data["start_time"] is None
+    assert [r["status"] for r in data["rows"]] == ["match", "match", "differs"]
+    assert data["rows"][2]["how"] == "shifted by +1800 s" and data["rows"][2]["hint"] == "offset model?"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (["--to", "2026-02-01T00:00Z"], "is not after --from"),
+        (["--hopsworks-schedule", "missing.json"], "cannot be read"),
+        (["--hopsworks-outage", "2026-03-01T10:00"], "is not a time range"),
+        (["--dag-file", "dag.py"], "need --dag-id"),
+    ],
+)
+def test_bad_input_exits_2(capsys: pytest.CaptureFixture[str], change: list[str], words: str) -> None:
+    argv = args_for("clamped_first_window")
+    if change[0] in argv:
+        argv[argv.index(change[0]) + 1] = change[1]
+    else:
+        argv += change
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and words in err
+
+
+def test_a_negative_offset_is_refused_unless_the_model_is_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schedule = json.loads((DATA / "clamped_first_window" / "schedule.json").read_text())
+    schedule["startTimeOffsetSeconds"] = -3600
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps(schedule))
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-schedule") + 1] = str(path)
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and "interval start" in err and "relative to the fire" in err
+    # Read relative to the fire, -3600 on an hourly cron is today's 0: the windows are the fixture's own.
+    status, _, _ = run(capsys, *argv, "--offset-model", "fire")
+    assert status == 0
+
+
+def test_a_declared_outage_is_replayed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, data = run_json(
+        capsys, *args_for("max_catchup_drops", "next", "--hopsworks-outage", "2026-03-01T13:30..2026-03-01T16:20")
+    )
+    assert status == 0
+    assert {o["source"] for o in data["outages"]} == {"declared", "inferred from a late launch"}
+
+
+def test_a_dag_file_with_another_offset_differs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    dag = tmp_path / "features.py"
+    dag.write_text(
+        textwrap.dedent(
+            """
+            from datetime import datetime, timezone
+
+            from airflow.sdk import dag
+
+            from hops_timetable import hops_schedule
+
+
+            @dag(dag_id="features", **hops_schedule(
+                cron_expression="0 0 * ? * * *",
+                start_time=datetime(2026, 3, 1, 10, 17, 16, 123000, tzinfo=timezone.utc),
+                start_time_offset_seconds=3600,
+            ))
+            def features():
+                pass
+
+
+            features()
+            """
+        )
+    )
+    status, data = run_json(
+        capsys, *args_for("clamped_first_window", "fire", "--dag-file", str(dag), "--dag-id", "features")
+    )
+    assert status == 3 and data["inputs"]["airflow"]["dag_id"] == "features"
+    assert {r["status"] for r in data["rows"]} == {"differs"}
+    assert {r["how"] for r in data["rows"]} == {"shifted by -3600 s"}
+
+
+def test_a_live_airflow_through_the_audits_client(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Airflow's answers are stubbed: the DAG's settings from the plugin, its runs from /api/v2 (one page)."""
+    settings = {
+        "dag_id": "features",
+        "cron_expression": "0 0 * ? * * *",
+        "start_time": "2026-03-01T10:17:16.123000+00:00",
+        "catchup": False,
+        "start_time_offset_seconds": None,
+    }
+    runs: list[dict[str, object]] = []
+    for hour in range(11, 18):
+        start = "2026-03-01T10:17:16.123000+00:00" if hour == 11 else f"2026-03-01T{hour - 1:02d}:00:00+00:00"
+        end = f"2026-03-01T{hour:02d}:00:00+00:00"
+        runs.append(
+            {
+                "dag_run_id": f"scheduled__{end}",
+                "run_type": "scheduled",
+                "state": "success",
+                "run_after": end,
+                "logical_date": start,
+                "data_interval_start": start,
+                "data_interval_end": end,
+            }
+        )
+    runs.append(
+        {
+            "dag_run_id": "manual__1",
+            "run_type": "manual",
+            "state": "success",
+            "run_after": "2026-03-01T12:30:00+00:00",
+            "conf": {},
+        }
+    )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/hops/api/dags":
+            return httpx.Response(200, json={"dags": [settings]})
+        if request.url.path == "/api/v2/dags/features/dagRuns":
+            return httpx.Response(200, json={"dag_runs": runs, "total_entries": len(runs)})
+        return httpx.Response(404, json={"detail": "not found"})
+
+    real = httpx.Client
+    monkeypatch.setattr(httpx, "Client", lambda **kw: real(transport=httpx.MockTransport(answer), **kw))
+    status, data = run_json(
+        capsys,
+        *args_for(
+            "clamped_first_window",
+            "next",
+            "--airflow-api",
+            "http://airflow.invalid",
+            "--dag-id",
+            "features",
+            "--token",
+            "t",
+        ),
+    )
+    assert status == 0, data["verdict"]
+    assert data["summary"]["match"] == 7
+    assert [m["run_id"] for m in data["manual"]] == ["manual__1"]
