@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hops_timetable import __version__
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
 from hops_timetable.core.cron import CronSyntaxError
@@ -36,6 +37,7 @@ def _parser() -> OneLineParser:
     expression = "a Quartz cron expression in UTC (quote it), a 5-field cron or an @preset"
 
     parser = OneLineParser(prog=PROG, description="Preview, explain, simulate and import Hopsworks job schedules.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     p = sub.add_parser("next", parents=[common], help="the next (or previous) fire times of a cron expression")
@@ -98,8 +100,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     json_out = "--json" in argv
-    command = next((a for a in argv if not a.startswith("-")), "")
-    prefix = f"{PROG} {command}".strip() if command in _COMMANDS else PROG
     try:
         args = _parser().parse_args(argv)
         status: int = args.func(args)
@@ -126,7 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"unexpected {type(exc).__name__}: {text[:200]} -- this is a bug in hops-timetable; run the "
                 "same command with --debug to see the traceback, and report it"
             )
-        print(f"{prefix}: error: {message}", file=sys.stderr)
+        # One prefix for every command, as argparse's own for the program: "hops-timetable: error: ...".
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         if json_out:
             try:
                 print(json.dumps({"error": message, "status": 2 if bad else 1, **_error_details(exc)}))
@@ -140,9 +141,6 @@ def _is_airflow_refusal(exc: BaseException) -> bool:
     from hops_timetable.cli.audit import AuditError
 
     return isinstance(exc, AuditError)
-
-
-_COMMANDS = ("next", "explain", "preview", "simulate", "compare", "import")
 
 
 def _silence_stdout() -> None:
