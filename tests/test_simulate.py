@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -9,16 +10,17 @@ from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.cli.app import main
+from hops_timetable.core.catchup import CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.simulate import Decision, Event, FireRow, created_fires, expand, simulate
+from hops_timetable.core.simulate import Decision, Event, FireRow, created_fires, expand, scheduled_runs, simulate
 
 UTC = timezone.utc
 HOURLY = QuartzCron("0 0 * ? * * *")
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 def per_fire(rows: list[FireRow], cron: QuartzCron) -> dict[datetime, tuple[Decision, datetime | None]]:
@@ -209,3 +211,76 @@ def test_simulation_matches_a_fire_by_fire_replay_of_next_run(
         reference.append(fire)
         fire = policy.cron.next_after(fire)
     assert list(fires) == reference
+
+
+# -- cost proportional to the runs asked for ---------------------------------------------------------------------------
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    start_hour=st.integers(0, 48),
+    now_hour=st.integers(0, 96),
+    bound=st.none() | st.integers(1, 120),
+    catchup=st.booleans(),
+    skip_hours=st.none() | st.integers(0, 80),
+    end_hours=st.none() | st.integers(1, 200),
+    n=st.integers(1, 40),
+)
+def test_scheduled_runs_are_the_policys_runs_one_after_the_other(
+    start_hour: int,
+    now_hour: int,
+    bound: int | None,
+    catchup: bool,
+    skip_hours: int | None,
+    end_hours: int | None,
+    n: int,
+) -> None:
+    # The oracle steps the policy's own next_run at the same "now" each time, as the scheduler loop does.
+    start = utc(2026, 1, 1) + timedelta(hours=start_hour, minutes=30)
+    now = utc(2026, 1, 1) + timedelta(hours=now_hour, minutes=15)
+    policy = CatchupPolicy(
+        HOURLY,
+        start=start,
+        end=None if end_hours is None else start + timedelta(hours=end_hours),
+        skip_to=None if skip_hours is None else utc(2026, 1, 1) + timedelta(hours=skip_hours),
+        max_catchup_runs=bound,
+    )
+    expected: list[Run] = []
+    last = None
+    while len(expected) < n and (run := policy.next_run(last, now, catchup=catchup)) is not None:
+        expected.append(run)
+        last = run.fire
+    assert list(itertools.islice(scheduled_runs(policy, None, now, catchup=catchup), n)) == expected
+
+
+def test_preview_counts_back_over_the_history_once_not_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bound larger than every fire since the cron's first year: each count back walks to its beginning. Ten
+    # thousand runs seen from the year 9999 took longer than twelve minutes when each run counted back; 200 show it.
+    walks: list[int] = []
+    original = QuartzCron.nth_before
+
+    def counting(self: QuartzCron, dt: datetime, n: int) -> datetime | None:
+        walks.append(n)
+        return original(self, dt, n)
+
+    monkeypatch.setattr(QuartzCron, "nth_before", counting)
+    argv = ["preview", "--cron", "0 0 * * * ?", "--start-time", "2026-01-01", "--catchup"]
+    argv += ["--max-catchup-runs", "100000000", "--now", "9999-01-01", "-n", "200", "--json"]
+    assert main(argv) == 0
+    assert len(walks) <= 1
+
+
+def test_a_long_unbounded_outage_is_replayed_counting_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    walks: list[int] = []
+    original = QuartzCron.nth_before
+
+    def counting(self: QuartzCron, dt: datetime, n: int) -> datetime | None:
+        walks.append(n)
+        return original(self, dt, n)
+
+    monkeypatch.setattr(QuartzCron, "nth_before", counting)
+    policy = CatchupPolicy(QuartzCron("0 0 0 * * ?"), start=utc(2026, 1, 1), max_catchup_runs=100_000_000)
+    rows = simulate(policy, True, utc(2026, 1, 1), utc(2028, 1, 2), [Event("outage", utc(2026, 1, 2), utc(2028, 1, 1))])
+    # 2026-01-02 .. 2028-01-01 is 730 days: every fire of the outage replayed at its end, as with no bound.
+    assert sum(r.count for r in rows if r.decision is Decision.CREATED and r.created_at == utc(2028, 1, 1)) == 730
+    assert len(walks) <= 2

@@ -9,6 +9,7 @@ from typing import Any
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import FILE_SETTINGS, MAX_COUNT, check_count, now_from_args, settings_from_args
 from hops_timetable.cli.output import emit, fmt_time, render_table
+from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import hops_window
 
 # The preview starts from a DAG that has not run yet; a deployed DAG may have made (or dropped) these runs already.
@@ -36,7 +37,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     check_count("-n", args.n, MAX_COUNT, "runs")
     policy = settings.policy()
     runs: list[dict[str, Any]] = []
-    for run in itertools.islice(policy.runs(None, now, catchup=settings.catchup), args.n):
+    for run in itertools.islice(scheduled_runs(policy, None, now, catchup=settings.catchup), args.n):
         window = hops_window(run.interval_start, run.fire, settings.offset).as_env()
         runs.append(
             {

@@ -41,10 +41,11 @@ from hops_timetable.core.conf_window import (
     CONF_KEY,
     SCHEDULED_RUN_TYPES,
     HopsWindowError,
+    RunWindowError,
     conf_with_form_window,
-    resolve_hops_env,
+    resolve_run_window,
 )
-from hops_timetable.core.simulate import BY_DESIGN, Decision
+from hops_timetable.core.simulate import BY_DESIGN, Decision, scheduled_runs
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
 
 __all__ = [
@@ -251,30 +252,44 @@ class Coverage:
         }
 
 
-def run_window(run: RunRecord, offset_seconds: int | None) -> RunWindow:
-    """The HOPS window *run*'s tasks see, by the operators' rule (operator ``env`` aside, which runs do not record)."""
+def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy | None = None) -> RunWindow:
+    """The HOPS window *run*'s tasks see, by the operators' rule (operator ``env`` aside, which runs do not record).
+
+    *policy* is the DAG's schedule: a backfill's takeover of a manual run processes the scheduled window of its
+    logical date, which only the schedule knows (without it, the interval the run carries is read).
+    """
     interval = None
     if run.data_interval_start is not None and run.data_interval_end is not None:
         interval = (run.data_interval_start, run.data_interval_end)
+
+    def replay(logical_date: datetime) -> HopsWindow | None:
+        assert policy is not None
+        scheduled = policy.scheduled_run_at(logical_date)
+        return None if scheduled is None else hops_window(scheduled.interval_start, scheduled.fire, offset_seconds)
+
     try:
-        env = resolve_hops_env(
+        env, source = resolve_run_window(
             run_type=run.run_type,
             data_interval=interval,
             conf=conf_with_form_window(run.conf),
             offset_seconds=offset_seconds,
+            run_after=run.run_after,
+            logical_date=run.logical_date,
+            replay=None if policy is None else replay,
+            run_id=run.run_id,
         )
     except HopsWindowError as exc:
         return RunWindow(run, None, "conf", str(exc))
+    except RunWindowError as exc:
+        return RunWindow(run, None, None, str(exc))
     if not env:
         return RunWindow(run, None, None)
-    conf = conf_with_form_window(run.conf)
-    source = "conf" if isinstance(conf, Mapping) and CONF_KEY in conf else "scheduler"
     window = HopsWindow(
         start=_env_time(env["HOPS_START_TIME"]),
         end=_env_time(env["HOPS_END_TIME"]),
         logical_date=_env_time(env["HOPS_LOGICAL_DATE"]),
     )
-    return RunWindow(run, window, source)
+    return RunWindow(run, window, "conf" if source == "conf" else "scheduler")
 
 
 def _env_time(text: str) -> datetime:
@@ -313,7 +328,7 @@ def coverage(
         raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
     now = as_utc(now)
     records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
-    windows = [run_window(r, offset_seconds) for r in records]
+    windows = [run_window(r, offset_seconds, policy) for r in records]
     by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
     for record in records:
         if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
@@ -534,5 +549,5 @@ def upcoming_windows(
     policy: CatchupPolicy, catchup: bool, offset_seconds: int | None, last_fire: datetime | None, now: datetime, n: int
 ) -> list[tuple[datetime, datetime, HopsWindow]]:
     """The next *n* runs as (fire, interval start, HOPS window), as the scheduler would make them from *now* on."""
-    runs = itertools.islice(policy.runs(last_fire, now, catchup=catchup), n)
+    runs = itertools.islice(scheduled_runs(policy, last_fire, now, catchup=catchup), n)
     return [(run.fire, run.interval_start, hops_window(run.interval_start, run.fire, offset_seconds)) for run in runs]

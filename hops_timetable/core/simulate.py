@@ -28,11 +28,21 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
 
-from hops_timetable.core.catchup import After, CatchupPolicy, FireDecision
+from hops_timetable.core.catchup import After, CatchupPolicy, FireDecision, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.window import TICK, as_utc
 
-__all__ = ["BY_DESIGN", "CATCH_UP_DROPS", "Decision", "Event", "FireRow", "created_fires", "expand", "simulate"]
+__all__ = [
+    "BY_DESIGN",
+    "CATCH_UP_DROPS",
+    "Decision",
+    "Event",
+    "FireRow",
+    "created_fires",
+    "expand",
+    "scheduled_runs",
+    "simulate",
+]
 
 _UNDEPLOYED = "not yet deployed"
 
@@ -195,6 +205,20 @@ class _Builder:
             self.emit(_FROM_POLICY.get(why, eligible), first, last, **kw)  # type: ignore[arg-type]
 
 
+def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:
+    """The runs :meth:`CatchupPolicy.runs` gives, oldest first, at a cost per run that does not grow with the bound.
+
+    Only the first run is asked at *now*: the catch-up bound there counts back over the missed fires (up to the
+    bound, or to the cron's first year when the bound exceeds them). It leaves at most ``bound`` fires up to *now*,
+    so no later run is passed over by it, and each later run is the one the policy gives when asked at its
+    predecessor's fire, where nothing is due and nothing is counted back.
+    """
+    run = policy.next_run(last_fire, now, catchup=catchup)
+    while run is not None:
+        yield run
+        run = policy.next_run(run.fire, run.fire, catchup=catchup)
+
+
 def simulate(
     policy: CatchupPolicy,
     catchup: bool,
@@ -264,7 +288,10 @@ def _catch_up(
     cursor = last
     while len(created) < _STEPWISE_RUNS:
         # The rule the scheduler's stored-run check and next_dagrun_info_v2 apply: CatchupPolicy.next_run_after.
-        run = policy.next_run_after(None if cursor is None else After.of_fire(cursor), now, catchup=catchup)
+        # Only the first run is asked at now; the bound there leaves every later due fire in place, and asked at
+        # its predecessor's fire the policy gives the same run without counting back (see scheduled_runs).
+        seen_at = now if not created else created[-1]
+        run = policy.next_run_after(None if cursor is None else After.of_fire(cursor), seen_at, catchup=catchup)
         if run is None or run.fire > now:
             break
         created.append(run.fire)
