@@ -38,7 +38,6 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy, FireDecision
 from hops_timetable.core.conf_window import (
-    CONF_KEY,
     SCHEDULED_RUN_TYPES,
     HopsWindowError,
     RunWindowError,

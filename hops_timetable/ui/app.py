@@ -163,7 +163,7 @@ def _run(session: Session, dag_id: str, run_id: str) -> tuple[ScheduleSettings, 
     found = _records(session, dag_id, run_id)
     if not found:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
-    return settings, run_window(found[0], settings.offset)
+    return settings, run_window(found[0], settings.offset, settings.policy())
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
