@@ -71,7 +71,7 @@ def imports(module: str) -> set[str]:
 def layer(module: str) -> str:
     if module == f"{ROOT}.core" or module.startswith(f"{ROOT}.core."):
         return "core"
-    if module == f"{ROOT}.cli" or module.startswith(f"{ROOT}.cli."):
+    if module == f"{ROOT}.cli" or module.startswith(f"{ROOT}.cli.") or module == f"{ROOT}.testing":
         return "tools"
     return "adapters"
 

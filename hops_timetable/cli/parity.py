@@ -35,7 +35,7 @@ from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
-__all__ = ["FORMAT", "add_parser", "cmd_parity", "read_input"]
+__all__ = ["FORMAT", "add_parser", "airflow_side", "cmd_parity", "read_input"]
 
 FORMAT: Final = "hops-timetable-parity/1"
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
@@ -107,27 +107,29 @@ def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
     return out, digest
 
 
-def _airflow_api(args: argparse.Namespace, outcomes: dict[str, str]) -> tuple[ScheduleVersion, list[SideRun]]:
+def airflow_side(
+    api: str, dag_id: str, *, token: str | None = None, username: str | None = None, password: str | None = None
+) -> tuple[ScheduleVersion, list[SideRun]]:
+    """A live Airflow's side, read through the audit's client: the DAG's schedule as its plugin reports it, and
+    every run with the window its tasks see. Credentials default to the audit's environment variables."""
     from hops_timetable.cli.audit import PASSWORD_ENV, TOKEN_ENV, USERNAME_ENV, Client, Settings
     from hops_timetable.core.coverage import run_window
 
-    token = args.token or os.environ.get(TOKEN_ENV)
+    token = token or os.environ.get(TOKEN_ENV)
     if not token:
-        username = args.username or os.environ.get(USERNAME_ENV)
-        password = args.password or os.environ.get(PASSWORD_ENV)
+        username = username or os.environ.get(USERNAME_ENV)
+        password = password or os.environ.get(PASSWORD_ENV)
         if not username or not password:
             raise BadInput(
                 f"--airflow-api needs credentials: pass --token (or set ${TOKEN_ENV}) or --username and --password"
             )
-        token = Client.login(args.airflow_api, username, password)
-    client = Client(args.airflow_api, token)
+        token = Client.login(api, username, password)
+    client = Client(api, token)
     by_id = {d["dag_id"]: d for d in client.hops_dags()}
-    if args.dag_id not in by_id:
+    if dag_id not in by_id:
         found = ", ".join(sorted(by_id)) or "none"
-        raise BadInput(
-            f"--dag-id {args.dag_id!r} is not a HopsworksTimetable DAG on {args.airflow_api}; those are: {found}"
-        )
-    settings = Settings.from_json(by_id[args.dag_id])
+        raise BadInput(f"--dag-id {dag_id!r} is not a HopsworksTimetable DAG on {api}; those are: {found}")
+    settings = Settings.from_json(by_id[dag_id])
     policy = settings.policy
     schedule = ScheduleSettings(
         policy.cron,
@@ -139,13 +141,17 @@ def _airflow_api(args: argparse.Namespace, outcomes: dict[str, str]) -> tuple[Sc
         policy.skip_to,
     )
     runs = []
-    for record in client.runs(args.dag_id):
+    for record in client.runs(dag_id):
         rw = run_window(record, settings.offset)
         scheduled = record.run_type != "manual" and record.data_interval_end is not None
         why = rw.error or ("" if scheduled else "manual" + ("" if rw.window else ": no window"))
         fire = record.data_interval_end if scheduled else None
-        runs.append(SideRun(record.run_id, fire, rw.window, outcomes.get(record.state, "running"), 1, why))
+        runs.append(SideRun(record.run_id, fire, rw.window, _OUTCOMES.get(record.state, "running"), 1, why))
     return ScheduleVersion(None, schedule), runs
+
+
+_OUTCOMES: Final = {"success": "succeeded", "failed": "failed"}
+"""Airflow's run states as outcomes; queued and running are in flight."""
 
 
 def cmd_parity(args: argparse.Namespace) -> int:
@@ -194,7 +200,9 @@ def cmd_parity(args: argparse.Namespace) -> int:
             }
         airflow_versions = [ScheduleVersion(None, settings_from_dag_file(args.dag_file, args.dag_id))]
     elif args.airflow_api:
-        version, airflow_runs = _airflow_api(args, {"success": "succeeded", "failed": "failed"})
+        version, airflow_runs = airflow_side(
+            args.airflow_api, args.dag_id, token=args.token, username=args.username, password=args.password
+        )
         airflow_versions = [version]
         inputs["airflow"] = {"api": args.airflow_api, "dag_id": args.dag_id}
     else:

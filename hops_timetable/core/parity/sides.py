@@ -104,6 +104,7 @@ class Outcome:
     reading: Reading | None
     outages: list[Event] = field(default_factory=list)
     inferred: list[Event] = field(default_factory=list)
+    hopsworks_runs: list[SideRun] = field(default_factory=list)
 
 
 def parity(
@@ -148,4 +149,4 @@ def parity(
     report = compare(start, end, hops_plan, air_plan, hops, air, accepted)
     if incomplete_note:
         report.notes.append(incomplete_note)
-    return Outcome(report, reading, list(outages), inferred)
+    return Outcome(report, reading, list(outages), inferred, hops)

@@ -1,0 +1,271 @@
+"""Helpers for a migration's test suite: prove that Airflow processes the windows Hopsworks processed.
+
+Plain functions, no fixtures, no pytest import; importing this module never imports Airflow (only
+:func:`dag_file_windows` does, when called, to read a DAG file as Airflow's dag-processor does; :func:`airflow_windows`
+needs ``httpx``, which Airflow installs). An example test file is in docs/migration.md.
+
+* :func:`hopsworks_windows`: a Hopsworks schedule and executions export (paths or parsed JSON) as windows;
+* :func:`schedule_windows`: a schedule replayed, as the DAG ``hops-timetable import`` writes would run it;
+* :func:`dag_file_windows`: a DAG file's schedule replayed; :func:`airflow_windows`: a live Airflow's runs;
+* :func:`compare_windows` returns the report ``hops-timetable parity`` prints; :func:`assert_same_windows` and
+  :func:`assert_dag_matches_schedule` raise ``AssertionError`` listing each differing fire.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Union
+
+from hops_timetable.core.json_input import load_json
+from hops_timetable.core.parity.compare import EXIT_PARITY, Report, SideRun, compare
+from hops_timetable.core.parity.exports import (
+    MAX_EXPORT_CHARS,
+    Execution,
+    LedgerRow,
+    ScheduleVersion,
+    load_executions,
+    load_ledger,
+    load_schedule_versions,
+)
+from hops_timetable.core.parity.meaning import DEFAULT_GRACE
+from hops_timetable.core.parity.replay import replay
+from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
+from hops_timetable.core.simulate import Event
+from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.window import as_utc, format_hops_time
+
+__all__ = [
+    "Windows",
+    "airflow_windows",
+    "assert_dag_matches_schedule",
+    "assert_same_windows",
+    "compare_windows",
+    "dag_file_windows",
+    "hopsworks_windows",
+    "schedule_windows",
+]
+
+Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]
+"""A file path, or the JSON already parsed."""
+
+
+@dataclass(frozen=True)
+class Windows:
+    """One side over ``[start, end)``: its schedule versions and what ran (executions, ledger rows or runs).
+
+    ``runs`` lists each run with the fire it ran for and its HOPS window, for a test to inspect; the comparison
+    reads the rest. ``outages`` are declared outages of that side, replayed on both sides.
+    """
+
+    side: str
+    start: datetime
+    end: datetime
+    versions: tuple[ScheduleVersion, ...]
+    runs: tuple[SideRun, ...]
+    executions: tuple[Execution, ...] | None = None
+    ledger: tuple[LedgerRow, ...] | None = None
+    live: bool = False
+    meaning: str | None = None
+    outages: tuple[Event, ...] = ()
+    note: str | None = None
+
+
+def _between(between: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
+    start, end = (as_utc(t) for t in between)
+    if end <= start:
+        raise ArgumentError("between", between, f"between={between!r} is empty: the end must lie after the start")
+    return start, end
+
+
+def _json(source: Source, what: str, limit: int = MAX_EXPORT_CHARS) -> object:
+    if isinstance(source, (dict, list)):
+        return source
+    path = os.fspath(source)
+    with open(path, encoding="utf-8") as fh:
+        return load_json(fh.read(limit + 1), path, limit)
+
+
+def _schedule(schedule: Source | Sequence[ScheduleVersion], offset_model: str | None) -> tuple[ScheduleVersion, ...]:
+    if isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule):
+        return tuple(schedule)
+    return tuple(load_schedule_versions(_json(schedule, "schedule"), "schedule", offset_model))  # type: ignore[arg-type]
+
+
+def hopsworks_windows(
+    schedule: Source,
+    executions: Source,
+    *,
+    between: tuple[datetime, datetime],
+    meaning: str | None = None,
+    outages: Sequence[tuple[datetime, datetime]] = (),
+    offset_model: str | None = None,
+) -> Windows:
+    """Hopsworks' side: *schedule* (REST / ``to_dict()`` JSON, or ``{"versions": [...]}``) and *executions* (the
+    listing, or a list of pages; a path ending in ``.csv`` is a ledger). Raises ``AssertionError`` when the meaning
+    of ``-start_time`` cannot be read from the data and *meaning* is not given."""
+    start, end = _between(between)
+    versions = _schedule(schedule, offset_model)
+    events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
+    if isinstance(executions, (str, os.PathLike)) and os.fspath(executions).endswith(".csv"):
+        with open(executions, encoding="utf-8") as fh:
+            rows = tuple(load_ledger(fh.read(MAX_EXPORT_CHARS + 1), os.fspath(executions)))
+        side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
+    else:
+        export = load_executions(_json(executions, "executions"), "executions")
+        note = None
+        if export.incomplete:
+            note = f"the export holds {len(export.executions):,} of the {export.declared_count:,} executions counted"
+        side = Windows("hopsworks", start, end, versions, (), tuple(export.executions), outages=events, note=note)
+    outcome = _run(side, None)
+    if outcome.report is None:
+        assert outcome.reading is not None
+        raise AssertionError(outcome.reading.explain())
+    runs = tuple(r for r in outcome.hopsworks_runs if r.fire is None or start <= r.fire < end)
+    return Windows(
+        "hopsworks",
+        start,
+        end,
+        versions,
+        runs,
+        side.executions,
+        side.ledger,
+        False,
+        None if outcome.reading is None else outcome.reading.meaning,
+        events,
+        side.note,
+    )
+
+
+def schedule_windows(
+    schedule: Source | Sequence[ScheduleVersion],
+    *,
+    between: tuple[datetime, datetime],
+    outages: Sequence[tuple[datetime, datetime]] = (),
+    offset_model: str | None = None,
+) -> Windows:
+    """*schedule* replayed over *between* through *outages*: the windows its imported DAG would process."""
+    start, end = _between(between)
+    versions = _schedule(schedule, offset_model)
+    events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
+    runs = tuple(replay_runs(replay(versions, start, end, events), start, end))
+    return Windows("airflow", start, end, versions, runs, outages=events)
+
+
+def dag_file_windows(
+    dag_file: str | os.PathLike[str],
+    dag_id: str,
+    *,
+    between: tuple[datetime, datetime],
+    outages: Sequence[tuple[datetime, datetime]] = (),
+) -> Windows:
+    """The schedule of DAG *dag_id* in *dag_file* (read as Airflow's dag-processor reads it) replayed."""
+    from hops_timetable.cli.dagfile import settings_from_dag_file
+
+    settings = settings_from_dag_file(os.fspath(dag_file), dag_id)
+    return schedule_windows([ScheduleVersion(None, settings)], between=between, outages=outages)
+
+
+def airflow_windows(
+    api: str,
+    dag_id: str,
+    *,
+    between: tuple[datetime, datetime],
+    token: str | None = None,
+    username: str | None = None,
+    password: str | None = None,
+) -> Windows:
+    """The runs of *dag_id* on the live Airflow at *api*, with the windows their tasks see (the audit's client)."""
+    from hops_timetable.cli.parity import airflow_side
+
+    start, end = _between(between)
+    version, runs = airflow_side(api, dag_id, token=token, username=username, password=password)
+    return Windows("airflow", start, end, (version,), tuple(runs), live=True)
+
+
+def _run(
+    hopsworks: Windows, airflow: Windows | None, accepted: Mapping[tuple[datetime, str], str] | None = None
+) -> Outcome:
+    events = [*hopsworks.outages, *(airflow.outages if airflow is not None else ())]
+    return parity(
+        hopsworks.versions,
+        hopsworks.start,
+        hopsworks.end,
+        executions=hopsworks.executions,
+        ledger=hopsworks.ledger,
+        airflow_versions=None if airflow is None else airflow.versions,
+        airflow_runs=list(airflow.runs) if airflow is not None and airflow.live else None,
+        outages=events,
+        meaning=hopsworks.meaning,
+        grace=DEFAULT_GRACE,
+        accepted=accepted,
+        incomplete_note=hopsworks.note,
+    )
+
+
+def compare_windows(
+    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
+) -> Report:
+    """The fire-by-fire report over Hopsworks' range, as ``hops-timetable parity`` makes it."""
+    outcome = _run(hopsworks, airflow, accepted)
+    assert outcome.report is not None  # hopsworks_windows refused an undecidable meaning already
+    return outcome.report
+
+
+def _message(report: Report) -> str:
+    lines = [report.verdict()]
+    for row in report.rows:
+        if row.counts_as_difference or row.status in ("in_flight", "not_compared"):
+            detail = "; ".join(
+                p
+                for p in (
+                    row.how,
+                    row.hint and f"hint: {row.hint}",
+                    row.explained_by and f"explained by {row.explained_by}",
+                    row.why,
+                )
+                if p
+            )
+            windows = " ".join(
+                f"{name} {format_hops_time(w.start)}..{format_hops_time(w.end)}"
+                for name, w in (("hopsworks", row.hopsworks), ("airflow", row.airflow))
+                if w is not None
+            )
+            lines.append(f"  {format_hops_time(row.fire)} {row.status}: {windows}" + (f" ({detail})" if detail else ""))
+    lines += [f"  {side} run {run.run_id} not placed on a fire: {run.why}" for side, run in report.unplaced]
+    return "\n".join(lines)
+
+
+def assert_same_windows(
+    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
+) -> Report:
+    """Fail, listing each differing fire, unless both sides processed the same windows (exit status 0 of
+    ``parity``); returns the report."""
+    report = compare_windows(hopsworks, airflow, accepted=accepted)
+    if report.exit_status != EXIT_PARITY:
+        raise AssertionError(_message(report))
+    return report
+
+
+def assert_dag_matches_schedule(
+    dag_file: str | os.PathLike[str],
+    dag_id: str,
+    schedule: Source | Sequence[ScheduleVersion],
+    *,
+    between: tuple[datetime, datetime],
+    outages: Sequence[tuple[datetime, datetime]] = (),
+    offset_model: str | None = None,
+) -> Report:
+    """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes over
+    *between* (both replayed through *outages*); returns the report."""
+    expected = schedule_windows(schedule, between=between, outages=outages, offset_model=offset_model)
+    actual = dag_file_windows(dag_file, dag_id, between=between, outages=outages)
+    start, end = expected.start, expected.end
+    hops_plan = replay(expected.versions, start, end, list(expected.outages))
+    air_plan = replay(actual.versions, start, end, list(actual.outages))
+    report = compare(start, end, hops_plan, air_plan, list(expected.runs), list(actual.runs))
+    if report.exit_status != EXIT_PARITY:
+        raise AssertionError(_message(report))
+    return report
