@@ -20,7 +20,7 @@ from hops_timetable.core.catchup import After, CatchupPolicy
 from hops_timetable.core.parity.exports import ScheduleVersion
 from hops_timetable.core.simulate import Decision, Event, expand, simulate
 from hops_timetable.core.validation import ArgumentError
-from hops_timetable.core.window import TICK, HopsWindow, hops_window
+from hops_timetable.core.window import TICK, HopsWindow, as_utc, hops_window
 
 __all__ = ["MAX_FIRES", "Plan", "Planned", "replay", "version_index"]
 
@@ -97,7 +97,11 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
         if index and version.effective_from is not None and (policy.start is None or policy.start < begin):
             # An edit takes effect while the scheduler runs: nothing before it is replayed as a first deployment.
             deciding = replace(policy, start=begin - TICK)
-        rows = simulate(deciding, settings.catchup, begin - TICK, upto - TICK, events, count_cap=MAX_FIRES + 1)
+        horizon = upto
+        if index + 1 == len(versions):
+            # An outage running past the range ends in a catch-up that may still run fires inside it.
+            horizon = max([upto, *(as_utc(e.end) for e in events)])
+        rows = simulate(deciding, settings.catchup, begin - TICK, horizon - TICK, events, count_cap=MAX_FIRES + 1)
         if sum(r.count for r in rows) > MAX_FIRES or not all(r.count_exact for r in rows):
             raise ArgumentError(
                 "--from",
@@ -107,8 +111,8 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
         floor = last
         for row in expand(rows, settings.cron, MAX_FIRES):
             fire = row.first
-            if fire < begin:
-                continue  # replayed at the first look, before the range
+            if fire < begin or fire >= upto:
+                continue  # replayed at the first look before the range, or after it
             run = policy.run(fire)
             if row.decision is Decision.CREATED:
                 if floor is not None and floor < fire:
