@@ -152,7 +152,18 @@ def test_next_prev_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_next_stops_when_the_schedule_ends(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "next", "0 0 0 1 1 ? 2030", "--after", "2026-01-01", "-n", "3")
     assert status == 0
-    assert "2030-01-01T00:00:00Z" in out and "no more fire times" in out
+    assert "2030-01-01T00:00:00Z" in out and "(no more fire times: none after 2030-01-01T00:00:00Z)" in out
+    status, out, _ = run(capsys, "next", "0 0 0 1 1 ? 2030", "--after", "2026-01-01", "--prev")
+    assert status == 0 and "(no more fire times: none before 2026-01-01T00:00:00Z)" in out
+
+
+def test_next_refuses_an_expression_that_never_fires_as_explain_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    # February 30th: no date matches. explain warns; next has nothing to list and says so with status 2.
+    _, explained, _ = run(capsys, "explain", "0 0 0 30 2 ?")
+    (warning,) = [line for line in explained.splitlines() if "never fires" in line]
+    status, out, err = run(capsys, "next", "0 0 0 30 2 ?")
+    assert (status, out) == (2, "")
+    assert err == f"hops-timetable: error: '0 0 0 30 2 ?' {warning.removeprefix('warning: ')}\n"
 
 
 # -- explain ------------------------------------------------------------------------------------------------
