@@ -148,7 +148,8 @@ class HopsworksTimetable(Timetable):
     :param catchup: the DAG's ``catchup``, as ``hops_schedule`` passes it. Given (not ``None``), the timetable
         holds the DAG's whole restriction: ``start_time``, ``end_time`` and ``catchup`` must then equal the DAG's
         ``start_date``, ``end_date`` and ``catchup``. It then tells a backfill from the DAG's own schedule exactly
-        and never reads the serialized DAG; without it, see :meth:`is_range_request`.
+        and never reads the serialized DAG. Left out, the package's DAG policy binds the DAG's own when Airflow
+        parses the file (:meth:`bound_to`); see :meth:`is_range_request`.
 
     All settings are read-only properties: a timetable never changes after it is built.
     """
@@ -430,14 +431,15 @@ class HopsworksTimetable(Timetable):
         the two read the same fields with different meanings (the end date excludes fires, a backfill's ``to``
         includes logical dates; the catch-up bound applies only to the former), so they must be told apart:
 
-        * A timetable that holds the DAG's restriction (``hops_schedule`` builds it so): the restriction is the
-          DAG's own exactly when it equals the held one. The only backfill that cannot be told from it is one over
-          exactly ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date; it is bounded like a
-          catch-up.
+        * A timetable that holds the DAG's restriction (``hops_schedule`` builds it so, and the package's DAG
+          policy binds every other one when Airflow parses the DAG: :mod:`hops_timetable.policy`): the restriction
+          is the DAG's own exactly when it equals the held one. The only backfill that cannot be told from it is
+          one over exactly ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date; it is bounded
+          like a catch-up.
         * A restriction without latest, or with ``catchup=False``, is always the DAG's own: a backfill has both.
-        * Without a held restriction, one with both is ambiguous: a backfill, or a ``catchup=True`` DAG with an
-          end date. It is read as the DAG's own, so that such a DAG's schedule stays right; its backfills are then
-          bounded and end before the end date like a catch-up. Use ``hops_schedule`` to have neither.
+        * Without a held restriction (a timetable used outside a parsed DAG), one with both is ambiguous: a
+          backfill, or a ``catchup=True`` DAG with an end date. It is read as the DAG's own, so that such a DAG's
+          schedule stays right.
         """
         earliest = None if restriction.earliest is None else as_utc(restriction.earliest)
         latest = None if restriction.latest is None else as_utc(restriction.latest)

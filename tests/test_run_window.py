@@ -177,3 +177,32 @@ def test_the_offset_reads_back_exactly_and_nothing_else_reads_as_one(prefix: str
         "x" * 10**5,
     ):
         assert marked_offset(forged) is None
+
+
+def test_the_tab_and_the_audit_read_the_same_window_the_task_gets() -> None:
+    from hops_timetable.core.coverage import RunRecord, run_window
+
+    dag = dag_of(**hops_schedule(TEN_SECONDS, start_time=at(19, 0), start_time_offset_seconds=3, catchup=True))
+    policy = dag.timetable.policy()
+    interval = (at(19, 51, 50), at(19, 52))
+    marked = mark_offset("scheduled__x", 7)
+    cases = [
+        # A manual run a backfill took over, and a scheduled run made under an older offset.
+        (run("backfill", interval, logical_date=at(19, 52), run_after=at(19, 52, 7)), "backfill__a"),
+        (run("scheduled", interval, logical_date=at(19, 51, 50), run_after=at(19, 52), run_id=marked), marked),
+    ]
+    for dag_run, run_id in cases:
+        record = RunRecord(
+            run_id=run_id,
+            run_type=str(dag_run.run_type.value),
+            state="success",
+            run_after=dag_run.run_after,
+            logical_date=dag_run.logical_date,
+            data_interval_start=dag_run.data_interval_start,
+            data_interval_end=dag_run.data_interval_end,
+        )
+        seen = run_window(record, 3, policy)
+        assert seen.window is not None
+        assert seen.window.as_env() == env(dag, dag_run.model_copy(update={"run_id": run_id}))
+    empty = RunRecord("scheduled__e", "scheduled", "success", at(19, 50), at(19, 50), at(19, 50), at(19, 50))
+    assert run_window(empty, None).window is None and "is empty" in (run_window(empty, None).error or "")
