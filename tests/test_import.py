@@ -61,7 +61,7 @@ FULL = {
 
 
 def test_every_field_carries_over_or_warns() -> None:
-    [result] = import_schedules(FULL)
+    [result] = import_schedules(FULL, "interval-start")
     assert result.errors == []
     assert result.dag_id == "feature_pipeline"
     assert result.kwargs == {
@@ -76,7 +76,8 @@ def test_every_field_carries_over_or_warns() -> None:
     }
     assert result.paused
     text = " | ".join(result.warnings)
-    assert "disabled" in text and "older offset model" in text and "endTimeOffsetSeconds=0 is ignored" in text
+    assert "disabled" in text and "endTimeOffsetSeconds=0 is ignored" in text
+    assert "startTimeOffsetSeconds=-3600 read as --offset-model interval-start" in text
     assert "unknown key 'colour'" in text and "'id'" not in text
     assert "start_time=datetime(2026, 1, 1, tzinfo=timezone.utc)" in result.call()
     assert "is_paused_upon_creation=True" in (result.dag_file() or "")
@@ -85,7 +86,7 @@ def test_every_field_carries_over_or_warns() -> None:
 def test_the_produced_call_builds_the_same_schedule_as_written_by_hand() -> None:
     from hops_timetable.schedule import hops_schedule
 
-    [result] = import_schedules({k: v for k, v in FULL.items() if k != "endTimeOffsetSeconds"})
+    [result] = import_schedules({k: v for k, v in FULL.items() if k != "endTimeOffsetSeconds"}, "interval-start")
     namespace: dict[str, Any] = {"hops_schedule": hops_schedule, "datetime": datetime, "timezone": timezone}
     built = eval(result.call(), namespace)
     expected = hops_schedule(
@@ -139,7 +140,7 @@ def test_lists_collections_and_job_objects() -> None:
 def test_cli_import_json_output_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "schedules.json"
     path.write_text(json.dumps([FULL, {"cronExpression": "0 0 12 * * MON"}]))
-    status = main(["import", str(path), "--json"])
+    status = main(["import", str(path), "--json", "--offset-model", "interval-start"])
     out, err = capsys.readouterr()
     data = json.loads(out)
     jsonschema.validate(data, IMPORT_SCHEMA)
@@ -164,7 +165,10 @@ def test_imported_dag_file_loads_in_airflow_and_previews_the_same(tmp_path: Path
     schedule = {k: v for k, v in FULL.items() if k not in ("endDateTime",)}
     dag_file = tmp_path / "feature_pipeline.py"
     done = subprocess.run(
-        [exe, "import", "-", "--output", str(dag_file)], input=json.dumps(schedule), capture_output=True, text=True
+        [exe, "import", "-", "--offset-model", "interval-start", "--output", str(dag_file)],
+        input=json.dumps(schedule),
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     assert dag_file.exists()
@@ -200,3 +204,61 @@ def test_imported_dag_file_loads_in_airflow_and_previews_the_same(tmp_path: Path
         env=env,
     )
     assert wrong.returncode == 2 and "the DAGs there are: feature_pipeline" in wrong.stderr
+
+
+# -- a negative start offset: two readings, never guessed ------------------------------------------------------
+
+
+def test_a_negative_offset_without_the_model_is_an_error_naming_both_readings() -> None:
+    [result] = import_schedules(FULL)
+    assert result.dag_file() is None
+    [error] = [e for e in result.errors if "startTimeOffsetSeconds" in e]
+    assert "relative to the interval start" in error and "offset 3600 today" in error
+    assert "relative to the fire" in error and "offset 0 today" in error
+    assert "--offset-model interval-start or --offset-model fire" in error
+
+
+@pytest.mark.parametrize(("model", "offset"), [("interval-start", 3600), ("fire", None)])
+def test_the_offset_model_says_which_reading(model: str, offset: int | None) -> None:
+    # Relative to the fire, -3600 on an hourly cron starts the window at the previous fire: today's offset 0.
+    [result] = import_schedules(FULL, model)
+    assert result.errors == []
+    assert result.kwargs.get("start_time_offset_seconds") == offset
+
+
+def test_relative_to_the_fire_needs_a_window_of_one_constant_interval() -> None:
+    [irregular] = import_schedules({**FULL, "cronExpression": "0 0 9,17 ? * * *"}, "fire")
+    assert any("does not fire at one constant interval" in e for e in irregular.errors)
+    [narrow] = import_schedules({**FULL, "startTimeOffsetSeconds": -1800}, "fire")
+    assert any("has no equivalent" in e for e in narrow.errors)
+
+
+def test_the_command_refuses_then_imports_with_the_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps(FULL))
+    assert main(["import", str(path)]) == 2
+    assert "relative to the fire" in capsys.readouterr().err
+    assert main(["import", str(path), "--offset-model", "fire", "--json"]) == 0
+    assert "start_time_offset_seconds" not in json.loads(capsys.readouterr().out)["schedules"][0]["kwargs"]
+
+
+def test_repeated_job_names_cost_a_bounded_number_of_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30: 8,000 schedules of one job took 10.9 s, trying _2 .. _n again for each. Counted, not timed."""
+    from hops_timetable.cli import importer
+
+    tried = 0
+    real = importer._suffixed
+
+    def counting(key: str, n: int) -> str:
+        nonlocal tried
+        tried += 1
+        return real(key, n)
+
+    monkeypatch.setattr(importer, "_suffixed", counting)
+    n = 2_000
+    schedules = [{"jobName": "job", "cronExpression": "0 0 * ? * * *"} for _ in range(n)]
+    schedules += [{"jobName": f"job_{k}", "cronExpression": "0 0 * ? * * *"} for k in (3, 5)]
+    results = import_schedules(schedules)
+    ids = [r.dag_id for r in results]
+    assert len(set(ids)) == len(ids) and ids[:4] == ["job", "job_2", "job_4", "job_6"]
+    assert tried <= 2 * n  # the quadratic version tried about n * n / 2 = 2,000,000

@@ -499,7 +499,7 @@ def test_the_importer_uses_the_shared_rules() -> None:
         hops_schedule(HOURLY, max_catchup_runs=0)
     assert str(caught.value).replace("max_catchup_runs", "maxCatchupRuns") in result.errors
     assert any(e.startswith("maxActiveRuns=True is invalid") for e in result.errors)
-    [legacy] = import_schedules({"cronExpression": HOURLY, "startTimeOffsetSeconds": -(10**11)})
+    [legacy] = import_schedules({"cronExpression": HOURLY, "startTimeOffsetSeconds": -(10**11)}, "interval-start")
     assert any("startTimeOffsetSeconds=100000000000 is too large" in e for e in legacy.errors)
     [early] = import_schedules(
         {"cronExpression": HOURLY, "startDateTime": -30_610_224_000_000, "startTimeOffsetSeconds": 60}

@@ -79,6 +79,11 @@ def _parser() -> OneLineParser:
     p.add_argument("file", help="a JSON file as the Hopsworks REST API or Python SDK exports it, or - for stdin")
     p.add_argument("--output", help="write the DAG file there (a directory when there are several schedules)")
     p.add_argument("--force", action="store_true", help="overwrite DAG files that exist already")
+    p.add_argument(
+        "--offset-model",
+        choices=("interval-start", "fire"),
+        help="how to read a negative startTimeOffsetSeconds: relative to the interval start or to the fire",
+    )
     p.set_defaults(func=_lazy("importer", "cmd_import"))
 
     from hops_timetable.cli.audit import add_parser as add_audit

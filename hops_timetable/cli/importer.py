@@ -6,8 +6,8 @@ Input is the JSON of one schedule, a list of them, or a REST collection ``{"item
 ``startTimeOffsetSeconds``, ``endTimeOffsetSeconds``, ``maxCatchupRuns`` and optionally ``jobName``.
 
 What does not carry over is reported as a warning, never silently dropped: a disabled schedule (the DAG is created
-paused), a negative start offset (written for the older offset model, in which the offset was added; it is turned
-into the positive number of seconds subtracted now), an end offset (ignored, as in Hopsworks), unknown keys, a
+paused), a negative start offset read as ``--offset-model`` says (two older generations read it differently, so
+without the option it is an error naming both readings), an end offset (ignored, as in Hopsworks), unknown keys, a
 dag_id shared with an earlier schedule (this one gets a suffix), and a cron expression this engine rejects (then the
 schedule is an error and no DAG file is produced). Every value is checked by :mod:`hops_timetable.core.validation`.
 
@@ -36,6 +36,7 @@ from hops_timetable.cli.options import PROG
 from hops_timetable.cli.output import emit
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 from hops_timetable.core.json_input import MAX_JSON_BYTES, MAX_JSON_DEPTH, load_json
+from hops_timetable.core.offset_model import resolve_start_offset
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
@@ -43,7 +44,6 @@ from hops_timetable.core.validation import (
     check_end_after_start,
     check_epoch_millis,
     check_max_active_runs,
-    check_offset,
     check_window_start,
     short_repr,
 )
@@ -295,28 +295,33 @@ def _items(data: object) -> list[tuple[object, str | None]]:
     return [(data, None)]
 
 
-def import_schedules(data: object) -> list[ImportedSchedule]:
+def import_schedules(data: object, offset_model: str | None = None) -> list[ImportedSchedule]:
     """Read every schedule in the parsed JSON *data*; raises ``ArgumentError`` only when it holds none at all.
 
     Schedules whose names sanitise to one dag_id (``a b`` and ``a_b``) get distinct ids: the first keeps it, the
-    next ones get ``_2``, ``_3``... with a warning. Ids are compared ignoring case, as file names may be.
+    next ones get ``_2``, ``_3``... with a warning. Ids are compared ignoring case, as file names may be. Linear in
+    the number of schedules: each id remembers the next suffix to try, so 8,000 schedules of one job do not probe
+    ``_2`` .. ``_n`` again each time. *offset_model* reads a negative ``startTimeOffsetSeconds``
+    (:mod:`hops_timetable.core.offset_model`); without it such a schedule is an error.
     """
     items = _items(data)
     if not items:
         raise ArgumentError(
             "input", data, "the input holds no schedule: expected an object with cronExpression, or a list of them"
         )
-    results = [_one(i, obj, name) for i, (obj, name) in enumerate(items, start=1)]
+    results = [_one(i, obj, name, offset_model) for i, (obj, name) in enumerate(items, start=1)]
     taken = {r.dag_id.lower() for r in results}
     seen: dict[str, ImportedSchedule] = {}
+    next_suffix: dict[str, int] = {}
     for result in results:
         key = result.dag_id.lower()
         if key not in seen:
             seen[key] = result
             continue
-        n = 2
-        while f"{key}_{n}" in taken:
+        n = next_suffix.get(key, 2)
+        while _suffixed(key, n) in taken:
             n += 1
+        next_suffix[key] = n + 1
         wanted = result.dag_id
         result.dag_id = f"{wanted}_{n}"
         taken.add(result.dag_id.lower())
@@ -325,6 +330,11 @@ def import_schedules(data: object) -> list[ImportedSchedule]:
             f"dag_id {wanted!r} is already the DAG of {seen[key].label}; this schedule is DAG {result.dag_id!r}"
         )
     return results
+
+
+def _suffixed(key: str, n: int) -> str:
+    """The *n*-th candidate id for *key* (one call per candidate tried: the test of linear growth counts them)."""
+    return f"{key}_{n}"
 
 
 def _dag_id(job_name: str | None, index: int) -> str:
@@ -337,7 +347,7 @@ def _dag_id(job_name: str | None, index: int) -> str:
     return dag_id or f"hopsworks_schedule_{index}"
 
 
-def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
+def _one(index: int, obj: object, outer_name: str | None, offset_model: str | None = None) -> ImportedSchedule:
     if not isinstance(obj, dict):
         result = ImportedSchedule(index, None, f"hopsworks_schedule_{index}")
         result.errors.append(
@@ -383,7 +393,7 @@ def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
         "endDateTime",
         lambda: check_end_after_start("startDateTime", dates.get("start_time"), "endDateTime", dates.get("end_time")),
     )
-    _flags(obj, out, check)
+    _flags(obj, out, check, parsed, dates.get("start_time"), offset_model)
     check(
         "startTimeOffsetSeconds",
         lambda: check_window_start(
@@ -398,7 +408,14 @@ def _one(index: int, obj: object, outer_name: str | None) -> ImportedSchedule:
     return out
 
 
-def _flags(obj: dict[str, Any], out: ImportedSchedule, check: Callable[[str, Callable[[], object]], object]) -> None:
+def _flags(
+    obj: dict[str, Any],
+    out: ImportedSchedule,
+    check: Callable[[str, Callable[[], object]], object],
+    cron: QuartzCron | None,
+    start: datetime | None,
+    offset_model: str | None,
+) -> None:
     enabled = obj.get("enabled")
     if enabled is not None and check("enabled", lambda: check_bool("enabled", enabled)) is False:
         out.paused = True
@@ -412,14 +429,20 @@ def _flags(obj: dict[str, Any], out: ImportedSchedule, check: Callable[[str, Cal
         if isinstance(valid, int) and valid != 1:
             out.kwargs["max_active_runs"] = valid
     offset = obj.get("startTimeOffsetSeconds")
-    if isinstance(offset, int) and not isinstance(offset, bool) and offset < 0:
-        # Before the legacy conversion, so that the message shows the number as the user wrote it turned around.
+    # A negative offset was written by an older generation, and two of them read it differently: an error naming
+    # both readings unless --offset-model says which (core/offset_model.py).
+    seconds = check(
+        "startTimeOffsetSeconds",
+        lambda: resolve_start_offset(
+            "startTimeOffsetSeconds", offset, offset_model, cron, start, obj.get("endTimeOffsetSeconds")
+        ),
+    )
+    negative = isinstance(offset, int) and not isinstance(offset, bool) and offset < 0
+    if negative and isinstance(seconds, int):
         out.warnings.append(
-            f"startTimeOffsetSeconds={short_repr(offset)} is negative, as the older offset model wrote it (added "
-            f"to the previous fire); today's model subtracts a positive offset, so it is imported as {-offset}"
+            f"startTimeOffsetSeconds={offset} read as --offset-model {offset_model} (relative to the "
+            f"{'interval start' if offset_model == 'interval-start' else 'fire'}): today's offset {seconds}"
         )
-        offset = -offset
-    seconds = check("startTimeOffsetSeconds", lambda: check_offset("startTimeOffsetSeconds", offset))
     if isinstance(seconds, int) and seconds > 0:
         out.kwargs["start_time_offset_seconds"] = seconds
     end_offset = obj.get("endTimeOffsetSeconds")
@@ -487,7 +510,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         except UnicodeDecodeError as exc:
             raise BadInput(f"{args.file!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
         source = args.file
-    results = import_schedules(load_json(raw, source))
+    results = import_schedules(load_json(raw, source), getattr(args, "offset_model", None))
     written: list[str] = []
     if args.output is not None:
         written = write_dag_files(results, args.output, force=args.force)
