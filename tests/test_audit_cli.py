@@ -141,11 +141,11 @@ def test_the_bounded_catchup_example_is_complete_its_drops_by_design_counted_apa
     ]
     assert dag["verdict"] == (
         "complete: all 27 expected window(s) up to 2026-12-01T15:30:00Z processed; "
-        f"{DROPPED} dropped by design ({DROPPED} dropped beyond max_catchup_runs)"
+        f"{DROPPED:,} dropped by design ({DROPPED:,} dropped beyond max_catchup_runs)"
     )
     status, out, _ = run_audit(capsys, "--strict")
     assert status == 3 and out.rstrip().endswith(
-        f"{DROPPED} dropped by design ({DROPPED} dropped beyond max_catchup_runs)"
+        f"{DROPPED:,} dropped by design ({DROPPED:,} dropped beyond max_catchup_runs)"
     )
 
 
@@ -180,7 +180,7 @@ def test_a_failed_run_is_a_gap_and_sqlite_refusing_the_backfill_is_said_plainly(
     )
     status, out, _ = run_audit(capsys, "--repair")
     assert status == 3
-    assert f"gaps found: 1 of 27 expected window(s) not processed (1 failed); 1 gap(s); {DROPPED} dropped" in out
+    assert f"gaps found: 1 of 27 expected window(s) not processed (1 failed); 1 gap(s); {DROPPED:,} dropped" in out
     assert "on SQLite it does not support backfills while the scheduler writes" in out
     posted = [r for r in airflow.seen if r.method == "POST" and r.url.path.endswith("/dagRuns")]
     assert [json.loads(r.content)["conf"]["hops_window"] for r in posted] == [

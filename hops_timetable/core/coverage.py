@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -52,10 +52,13 @@ __all__ = [
     "IN_FLIGHT_STATES",
     "Coverage",
     "FireCoverage",
+    "History",
     "RunRecord",
     "RunWindow",
     "Span",
+    "Stretch",
     "coverage",
+    "history",
     "upcoming_windows",
 ]
 
@@ -185,26 +188,16 @@ class Coverage:
 
     def verdict(self) -> str:
         """One line naming both kinds: the windows that should have run and did not, and the drops by design."""
-        expected = sum(1 for f in self.fires if f.expected)
-        dropped = _tally(self.dropped_fires())
-        design = f"{dropped[0]} dropped by design ({dropped[1]})" if dropped[0] else "none dropped by design"
-        twice = []
-        if self.duplicates:
-            twice.append(f"{len(self.duplicates)} window(s) processed more than once")
-        if self.overlaps:
-            twice.append(f"{len(self.overlaps)} overlap(s)")
-        upto = format_hops_time(self.now)
-        if not self.complete:
-            missing = _tally(self.missing())
-            head = f"gaps found: {missing[0]} of {expected} expected window(s) not processed ({missing[1]}); "
-            return head + "; ".join([f"{len(self.gaps)} gap(s)", *twice, design])
-        if twice:
-            return f"overlaps found: all {expected} expected window(s) up to {upto} processed; " + "; ".join(
-                [*twice, design]
-            )
-        pending = sum(1 for f in self.fires if f.pending)
-        tail = f" ({pending} fire(s) due a moment ago, run not created yet)" if pending else ""
-        return f"complete: all {expected} expected window(s) up to {upto} processed{tail}; {design}"
+        return _verdict(
+            self.now,
+            sum(1 for f in self.fires if f.expected),
+            _by_status((f, 1) for f in self.missing()),
+            _by_status((f, 1) for f in self.dropped_fires()),
+            sum(1 for f in self.fires if f.pending),
+            len(self.gaps),
+            len(self.duplicates),
+            len(self.overlaps),
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -304,6 +297,111 @@ def _best_state(runs: Sequence[RunRecord]) -> str:
     return max(runs, key=lambda r: _STATE_RANK.get(r.state, 0)).state
 
 
+class _Rules:
+    """What the runs of one DAG say about any of its fires: the one place a fire's decision and coverage are made.
+
+    Built once from the runs (``O(runs log runs)``); each fire is then answered by bisection, so the cost of a
+    timeline is its number of fires times ``log(runs)``, or, for :func:`history`, its number of runs and stretches.
+    """
+
+    def __init__(
+        self,
+        policy: CatchupPolicy,
+        catchup: bool,
+        offset_seconds: int | None,
+        runs: Iterable[RunRecord],
+        now: datetime,
+        due_grace: timedelta,
+    ) -> None:
+        self.policy = policy
+        self.catchup = catchup
+        self.offset = offset_seconds
+        self.now = as_utc(now)
+        self.grace_limit = self.now - due_grace
+        self.records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
+        self.windows = [run_window(r, offset_seconds, policy) for r in self.records]
+        by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
+        for record in self.records:
+            if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
+                by_fire[as_utc(record.data_interval_end)].append(record)
+        self.by_fire = dict(by_fire)
+        self.processed = _merge_spans(
+            (r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None
+        )
+        self.processed_starts = [lo for lo, _ in self.processed]
+        scheduled = sorted(
+            (fire, min((r.queued_at for r in rs if r.queued_at is not None), default=None))
+            for fire, rs in self.by_fire.items()
+            if any(r.run_type == "scheduled" for r in rs)
+        )
+        self.scheduled_fires = [fire for fire, _ in scheduled]
+        self.scheduled_queued = [queued for _, queued in scheduled]
+        self.dropped = Decision.DROPPED_BOUND if catchup else Decision.DROPPED_NO_CATCHUP
+        newest_run = self.scheduled_fires[-1] if scheduled else None
+        self.due_from = policy.next_fire(newest_run, self.now, catchup=catchup)
+        self._gap_decisions: dict[int, Decision] = {}
+
+    def decide(self, fire: datetime) -> Decision:
+        """The decision of *fire*; see the module docstring."""
+        if fire in self.by_fire:
+            return Decision.CREATED
+        why = self.policy.classify(fire)
+        if why is FireDecision.BEFORE_SKIP_TO_DATE:
+            return Decision.BEFORE_SKIP_TO_DATE
+        if why is not FireDecision.ELIGIBLE:
+            return Decision.BEFORE_START if why is FireDecision.BEFORE_START else Decision.AFTER_END
+        index = bisect_right(self.scheduled_fires, fire)  # the first scheduled run with a fire after this one
+        if index < len(self.scheduled_fires):
+            if index not in self._gap_decisions:
+                # The run after the gap: the bound explains the gap if the policy, asked when Airflow queued that
+                # run, picks exactly it. One question per gap, whatever the number of fires in it.
+                previous = self.scheduled_fires[index - 1] if index > 0 else None
+                queued = self.scheduled_queued[index]
+                picked = None if queued is None else self.policy.next_fire(previous, queued, catchup=self.catchup)
+                explained = picked == self.scheduled_fires[index]
+                self._gap_decisions[index] = self.dropped if explained else Decision.MISSED
+            return self._gap_decisions[index]
+        if self.due_from is not None and fire >= self.due_from:
+            return Decision.DUE
+        return Decision.MISSED
+
+    def fire(self, fire: datetime) -> FireCoverage:
+        """Everything known of *fire*."""
+        decision = self.decide(fire)
+        interval_start = self.policy.interval_start(fire)
+        window = hops_window(interval_start, fire, self.offset)
+        own = self.by_fire.get(fire, [])
+        return FireCoverage(
+            fire=fire,
+            decision=decision,
+            interval_start=interval_start,
+            window=window,
+            run_ids=tuple(r.run_id for r in own),
+            state=_best_state(own) if own else None,
+            covered=_inside(self.processed, self.processed_starts, window.start, window.end),
+            pending=decision is Decision.DUE and fire > self.grace_limit,
+        )
+
+    def cuts(self, offset_seconds: int | None) -> list[datetime]:
+        """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.
+
+        Between two of them every fire without a run has the same decision (the policy's start, skip_to_date and
+        end; the scheduled run after it; the first fire still due; the grace period) and the same coverage, except
+        the first fire after a cut, whose window starts before it: the processed spans' ends, moved by the offset,
+        since a fire's window ``[previous fire - offset, fire - offset)`` lies inside ``[lo, hi)`` exactly when
+        ``lo + offset <= previous fire`` and ``fire <= hi + offset``. Every fire with a run ends a stretch too.
+        """
+        policy = self.policy
+        shift = timedelta(seconds=offset_seconds or 0)
+        cuts: list[datetime] = [*self.by_fire, self.grace_limit]
+        cuts += [t for t in (policy.start,) if t is not None]
+        cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
+        for lo, hi in self.processed:
+            cuts += [lo + shift, hi + shift]
+        cuts += [fire - TICK for fire in self.by_fire]
+        return sorted(set(cuts))
+
+
 def coverage(
     policy: CatchupPolicy,
     catchup: bool,
@@ -312,58 +410,37 @@ def coverage(
     now: datetime,
     *,
     since: datetime | None = None,
+    until: datetime | None = None,
     max_fires: int = 100_000,
     due_grace: timedelta = timedelta(minutes=1),
 ) -> Coverage:
     """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.
 
     The timeline begins at the policy's start (or, without one, at the data interval start of the oldest scheduled
-    run) or at *since* if that is later; when more than *max_fires* fires lie in it, only the newest are kept and
-    ``truncated`` is set. A fire that became due less than *due_grace* before *now* and has no run yet is
-    ``pending``: listed, but neither a gap nor counted, since the scheduler creates runs a moment after their fire.
-    Raises ``ValueError`` for ``max_fires < 1``.
+    run) or at *since* if that is later, and ends at *now* or at *until* if that is earlier (a page of the
+    history: decisions, coverage and gaps are those of the whole history, cut to it); when more than *max_fires*
+    fires lie in it, only the newest are kept and ``truncated`` is set. A fire that became due less than
+    *due_grace* before *now* and has no run yet is ``pending``: listed, but neither a gap nor counted, since the
+    scheduler creates runs a moment after their fire. Raises ``ValueError`` for ``max_fires < 1``.
     """
     if max_fires < 1:
         raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
-    now = as_utc(now)
-    records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
-    windows = [run_window(r, offset_seconds, policy) for r in records]
-    by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
-    for record in records:
-        if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
-            by_fire[as_utc(record.data_interval_end)].append(record)
-    begin = _begin(policy, records, since)
+    rules = _Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    now = rules.now
+    begin = _begin(policy, rules.records, since)
     fires: list[datetime] = []
     truncated = False
     if begin is not None:
-        fires, truncated = _fires(policy, begin, now, max_fires)
-    processed = _merge_spans((r.window.start, r.window.end) for r in windows if r.processed and r.window is not None)
-    processed_starts = [lo for lo, _ in processed]
-    decisions = _decide(policy, catchup, fires, by_fire, now)
-    result: list[FireCoverage] = []
-    for fire, decision in zip(fires, decisions, strict=True):
-        interval_start = policy.interval_start(fire)
-        window = hops_window(interval_start, fire, offset_seconds)
-        own = by_fire.get(fire, [])
-        result.append(
-            FireCoverage(
-                fire=fire,
-                decision=decision,
-                interval_start=interval_start,
-                window=window,
-                run_ids=tuple(r.run_id for r in own),
-                state=_best_state(own) if own else None,
-                covered=_inside(processed, processed_starts, window.start, window.end),
-                pending=decision is Decision.DUE and fire > now - due_grace,
-            )
-        )
-    gaps = _gaps([f for f in result if f.expected], processed)
-    dropped = _gaps([f for f in result if f.by_design], processed)
-    overlaps, duplicates = _overlaps(windows)
+        upto = now if until is None else min(now, as_utc(until))
+        fires, truncated = _fires(policy, begin, upto, max_fires)
+    result = [rules.fire(fire) for fire in fires]
+    gaps = _gaps([f for f in result if f.expected], rules.processed)
+    dropped = _gaps([f for f in result if f.by_design], rules.processed)
+    overlaps, duplicates = _overlaps(rules.windows)
     counts: dict[str, int] = defaultdict(int)
     for item in result:
         counts[item.status] += 1
-    return Coverage(now, begin, result, windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
+    return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
 
 
 def _begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime | None) -> datetime | None:
@@ -380,13 +457,22 @@ def _begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime 
     return begin
 
 
-def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
-    """Fires in ``(begin, now]`` before the end, at most the newest *cap*."""
+def _span_of_fires(policy: CatchupPolicy, begin: datetime, now: datetime) -> tuple[datetime, datetime] | None:
+    """The first and the newest fire in ``(begin, now]`` before the end."""
     upto = now if policy.end is None else min(now, policy.end - TICK)
     newest = policy.cron.prev_before(upto + TICK)
     first = policy.cron.next_after(begin)
     if newest is None or first is None or first > newest:
+        return None
+    return first, newest
+
+
+def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
+    """Fires in ``(begin, now]`` before the end, at most the newest *cap*."""
+    span = _span_of_fires(policy, begin, now)
+    if span is None:
         return [], False
+    first, newest = span
     oldest = newest if cap == 1 else policy.cron.nth_before(newest, cap - 1)
     truncated = oldest is not None and oldest > first
     fire: datetime | None = oldest if truncated else first
@@ -395,48 +481,6 @@ def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> t
         out.append(fire)
         fire = policy.cron.next_after(fire)
     return out, truncated
-
-
-def _decide(
-    policy: CatchupPolicy,
-    catchup: bool,
-    fires: Sequence[datetime],
-    by_fire: Mapping[datetime, Sequence[RunRecord]],
-    now: datetime,
-) -> list[Decision]:
-    """A decision per fire; see the module docstring."""
-    scheduled = sorted(
-        (fire, min((r.queued_at for r in rs if r.queued_at is not None), default=None))
-        for fire, rs in by_fire.items()
-        if any(r.run_type == "scheduled" for r in rs)
-    )
-    dropped = Decision.DROPPED_BOUND if catchup else Decision.DROPPED_NO_CATCHUP
-    out: list[Decision] = []
-    newest_run = scheduled[-1][0] if scheduled else None
-    pending = policy.next_fire(newest_run, now, catchup=catchup)
-    index = 0  # scheduled[index] is the first scheduled run with a fire after the current one
-    for fire in fires:
-        while index < len(scheduled) and scheduled[index][0] <= fire:
-            index += 1
-        why = policy.classify(fire)
-        if fire in by_fire:
-            out.append(Decision.CREATED)
-        elif why is FireDecision.BEFORE_SKIP_TO_DATE:
-            out.append(Decision.BEFORE_SKIP_TO_DATE)
-        elif why is not FireDecision.ELIGIBLE:
-            out.append(Decision.BEFORE_START if why is FireDecision.BEFORE_START else Decision.AFTER_END)
-        elif index < len(scheduled):
-            # The run after the gap: the bound explains the gap if the policy, asked when Airflow queued that run,
-            # picks exactly it.
-            previous = scheduled[index - 1][0] if index > 0 else None
-            after_fire, queued = scheduled[index]
-            picked = None if queued is None else policy.next_fire(previous, queued, catchup=catchup)
-            out.append(dropped if picked == after_fire else Decision.MISSED)
-        elif pending is not None and fire >= pending:
-            out.append(Decision.DUE)
-        else:
-            out.append(Decision.MISSED)
-    return out
 
 
 def _merge_spans(spans: Iterable[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
@@ -481,12 +525,43 @@ def _holes(
     return holes
 
 
-def _tally(fires: Sequence[FireCoverage]) -> tuple[int, str]:
-    """How many *fires*, and their statuses counted, the commonest first."""
+def _by_status(items: Iterable[tuple[FireCoverage, int]]) -> dict[str, int]:
+    """Fires counted by status: each item a fire and how many fires read like it."""
     why: dict[str, int] = defaultdict(int)
-    for fire in fires:
-        why[fire.status] += 1
-    return len(fires), ", ".join(f"{n} {reason}" for reason, n in sorted(why.items(), key=lambda kv: -kv[1]))
+    for fire, count in items:
+        why[fire.status] += count
+    return dict(why)
+
+
+def _verdict(
+    now: datetime,
+    expected: int,
+    missing: Mapping[str, int],
+    dropped: Mapping[str, int],
+    pending: int,
+    gaps: int,
+    duplicates: int,
+    overlaps: int,
+) -> str:
+    """The one-line verdict of :class:`Coverage` and :class:`History`, from their counts."""
+
+    def listed(counts: Mapping[str, int]) -> str:
+        return ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    n_dropped = sum(dropped.values())
+    design = f"{n_dropped:,} dropped by design ({listed(dropped)})" if n_dropped else "none dropped by design"
+    twice = [f"{duplicates:,} window(s) processed more than once"] if duplicates else []
+    twice += [f"{overlaps:,} overlap(s)"] if overlaps else []
+    upto = format_hops_time(now)
+    if missing:
+        head = f"gaps found: {sum(missing.values()):,} of {expected:,} expected window(s) not processed "
+        return head + f"({listed(missing)}); " + "; ".join([f"{gaps:,} gap(s)", *twice, design])
+    if twice:
+        return f"overlaps found: all {expected:,} expected window(s) up to {upto} processed; " + "; ".join(
+            [*twice, design]
+        )
+    tail = f" ({pending:,} fire(s) due a moment ago, run not created yet)" if pending else ""
+    return f"complete: all {expected:,} expected window(s) up to {upto} processed{tail}; {design}"
 
 
 def _gaps(expected: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
@@ -542,6 +617,233 @@ def _overlaps(windows: Sequence[RunWindow]) -> tuple[list[Span], list[Span]]:
             open_ids.remove(run_id)
         previous = at
     return overlaps, duplicates
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """Consecutive fires, ``sample.fire`` to ``last`` (``count`` of them), of which *sample* says what holds for each
+    (their decision, status and coverage; the run ids are those of the first fire only)."""
+
+    sample: FireCoverage
+    last: datetime
+    count: int
+    window_end: datetime  # the HOPS window end of the last fire
+
+    @property
+    def first(self) -> datetime:
+        return self.sample.fire
+
+    def key(self) -> tuple[object, ...]:
+        s = self.sample
+        return (s.decision, s.status, s.covered, s.pending)
+
+    def describe(self) -> str:
+        """``2026-01-01T01:00:00Z .. 2026-11-30T12:00:00Z: 8,003 window(s) dropped beyond max_catchup_runs``."""
+        span = format_hops_time(self.first)
+        if self.count > 1:
+            span += f" .. {format_hops_time(self.last)}"
+        covered = (
+            " (covered by other runs)" if self.sample.covered and self.sample.decision is not Decision.CREATED else ""
+        )
+        return f"{span}: {self.count:,} window(s) {self.sample.status}{covered}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "first": format_hops_time(self.first),
+            "last": format_hops_time(self.last),
+            "count": self.count,
+            "decision": self.sample.decision.value,
+            "status": self.sample.status,
+            "covered": self.sample.covered,
+            "pending": self.sample.pending,
+        }
+
+
+@dataclass(frozen=True)
+class History:
+    """A DAG's whole history at *now* as :class:`Stretch` es: what :func:`coverage` says, at a cost set by the runs.
+
+    ``fires`` is the number of fires; ``gaps`` and ``dropped`` as in :class:`Coverage`, over the whole history.
+    """
+
+    now: datetime
+    begin: datetime | None
+    stretches: list[Stretch]
+    gaps: list[Span]
+    dropped: list[Span]
+    duplicates: int
+    overlaps: int
+    policy: CatchupPolicy
+
+    @property
+    def fires(self) -> int:
+        return sum(s.count for s in self.stretches)
+
+    @property
+    def complete(self) -> bool:
+        return not self.gaps
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and not self.duplicates and not self.overlaps
+
+    def counts(self) -> dict[str, int]:
+        """Fires by status."""
+        return _by_status((s.sample, s.count) for s in self.stretches)
+
+    def verdict(self) -> str:
+        """The verdict :meth:`Coverage.verdict` gives for the same history, uncapped."""
+        return _verdict(
+            self.now,
+            sum(s.count for s in self.stretches if s.sample.expected),
+            _by_status((s.sample, s.count) for s in self.stretches if s.sample.expected and not s.sample.covered),
+            _by_status((s.sample, s.count) for s in self.stretches if s.sample.by_design and not s.sample.covered),
+            sum(s.count for s in self.stretches if s.sample.pending),
+            len(self.gaps),
+            self.duplicates,
+            self.overlaps,
+        )
+
+    def nth_newest(self, n: int) -> datetime | None:
+        """The fire *n* places before the newest (0: the newest), or None beyond the oldest."""
+        for stretch in reversed(self.stretches):
+            if n < stretch.count:
+                return stretch.last if n == 0 else self.policy.cron.nth_before(stretch.last, n)
+            n -= stretch.count
+        return None
+
+    def older_than(self, fire: datetime) -> list[Stretch]:
+        """The stretches of the fires before *fire*, the one holding it cut short."""
+        out = []
+        for stretch in self.stretches:
+            if stretch.first >= fire:
+                break
+            if stretch.last < fire:
+                out.append(stretch)
+                continue
+            last = self.policy.cron.prev_before(fire)
+            assert last is not None
+            count = _count(self.policy.cron, stretch.first, last)
+            shift = stretch.window_end - stretch.last
+            out.append(Stretch(stretch.sample, last, count, last + shift))
+        return out
+
+
+def history(
+    policy: CatchupPolicy,
+    catchup: bool,
+    offset_seconds: int | None,
+    runs: Iterable[RunRecord],
+    now: datetime,
+    *,
+    since: datetime | None = None,
+    due_grace: timedelta = timedelta(minutes=1),
+) -> History:
+    """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
+
+    The fires are cut only where an answer may change (:meth:`_Rules.cuts`: the runs, the processed spans, the
+    policy's bounds), each piece asked about its first, second and last fire and its length counted by the cron,
+    so the cost grows with the runs, not with the fires: a million fires of a bounded catch-up cost what its few
+    dozen runs cost.
+    """
+    rules = _Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    begin = _begin(policy, rules.records, since)
+    stretches: list[Stretch] = []
+    span = None if begin is None else _span_of_fires(policy, begin, rules.now)
+    if span is not None:
+        first, newest = span
+        low = first - TICK
+        for cut in [*(c for c in rules.cuts(offset_seconds) if first <= c < newest), newest]:
+            for stretch in _piece(rules, low, cut):
+                _push(stretches, stretch)
+            low = cut
+
+    def spans(keep: Callable[[FireCoverage], bool]) -> list[Span]:
+        chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
+        wanted = _merge_spans((s.sample.window.start, s.window_end) for s in chosen)
+        holes = _holes(wanted, rules.processed)
+        out = []
+        index = 0
+        for lo, hi in holes:
+            while index < len(chosen) and chosen[index].window_end <= lo:
+                index += 1
+            there: list[str] = []
+            scan = index
+            while scan < len(chosen) and chosen[scan].sample.window.start < hi:
+                there.append(chosen[scan].sample.status)
+                scan += 1
+            out.append(Span(lo, hi, tuple(dict.fromkeys(there))))
+        return out
+
+    overlaps, duplicates = _overlaps(rules.windows)
+    return History(
+        rules.now,
+        begin,
+        stretches,
+        spans(lambda f: f.expected),
+        spans(lambda f: f.by_design),
+        len(duplicates),
+        len(overlaps),
+        policy,
+    )
+
+
+def _piece(rules: _Rules, low: datetime, high: datetime) -> list[Stretch]:
+    """The fires in ``(low, high]``: the first and the last asked one by one, the rest as the second says."""
+    cron = rules.policy.cron
+    first = cron.next_after(low)
+    if first is None or first > high:
+        return []
+    last = cron.prev_before(high + TICK)
+    assert last is not None
+    shift = timedelta(seconds=rules.offset or 0)
+    out = [_single(rules.fire(first))]
+    if last == first:
+        return out
+    second = cron.next_after(first)
+    assert second is not None
+    if second < last:
+        before_last = cron.prev_before(last)
+        assert before_last is not None
+        sample = rules.fire(second)
+        out.append(Stretch(sample, before_last, _count(cron, second, before_last), before_last - shift))
+    out.append(_single(rules.fire(last)))
+    return out
+
+
+def _single(fire: FireCoverage) -> Stretch:
+    return Stretch(fire, fire.fire, 1, fire.window.end)
+
+
+def _push(stretches: list[Stretch], stretch: Stretch) -> None:
+    """Append *stretch*, joined to the one before when every fire of both reads alike."""
+    if stretches and stretches[-1].key() == stretch.key():
+        top = stretches[-1]
+        stretches[-1] = Stretch(top.sample, stretch.last, top.count + stretch.count, stretch.window_end)
+    else:
+        stretches.append(stretch)
+
+
+def _count(cron: Any, first: datetime, last: datetime) -> int:
+    """The number of fires in ``[first, last]``, both fires, in about ``2 log2(n)`` backward counts of the cron."""
+    end = last + TICK
+    fire: datetime | None = first
+    for n in range(1, 65):
+        # Short stretches are walked, long ones searched.
+        fire = cron.next_after(fire)
+        if fire is None or fire > last:
+            return n
+    low, high = 64, 128
+    while (found := cron.nth_before(end, high)) is not None and found >= first:
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = cron.nth_before(end, middle)
+        if found is not None and found >= first:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def upcoming_windows(
