@@ -152,11 +152,12 @@ def test_a_wrapped_timetable_is_refused_when_the_dag_is_parsed(tmp_path: Path) -
         (
             'schedule=HopsworksTimetable("0 0 0 1 1 ? 2027"), start_date=datetime(2026, 1, 1, tzinfo=UTC), '
             "end_date=datetime(2026, 1, 31, tzinfo=UTC)",
-            "has no fire after start_time=2026-01-01T00:00:00Z and before end_time=2026-01-31T00:00:00Z",
+            "end_time=2026-01-31T00:00:00Z leaves no run: '0 0 0 1 1 ? 2027' has no fire after "
+            "start_time=2026-01-01T00:00:00Z",
         ),
         (
             'schedule=HopsworksTimetable("0 0 0 1 1 ? 2020"), start_date=datetime(2021, 1, 1, tzinfo=UTC)',
-            "never fires after start_time=2021-01-01T00:00:00Z",
+            "start_time=2021-01-01T00:00:00Z is at or after the last fire of",
         ),
         (
             'schedule=HopsworksTimetable("0 0 * * * ?", skip_to_date=datetime(2026, 2, 1, tzinfo=UTC)), '

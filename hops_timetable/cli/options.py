@@ -63,7 +63,7 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> ScheduleSetti
     offset = check_offset("--start-time-offset-seconds", args.start_time_offset_seconds)
     check_window_start("--start-time", start, "--start-time-offset-seconds", offset)
     check_catchup_runs("--max-catchup-runs", args.max_catchup_runs)
-    return ScheduleSettings(
+    settings = ScheduleSettings(
         cron=QuartzCron(args.cron),
         start=start,
         end=end,
@@ -72,6 +72,10 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> ScheduleSetti
         max_catchup_runs=args.max_catchup_runs,
         skip_to=skip,
     )
+    # The rule the timetable applies when a DAG is built: a schedule that can never run is refused (exit 2), not
+    # previewed as "no runs".
+    settings.policy().check_can_run(now)
+    return settings
 
 
 FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")

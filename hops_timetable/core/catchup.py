@@ -331,38 +331,39 @@ class CatchupPolicy:
                     raise ArgumentError(
                         "start_time",
                         None,
-                        f"the first fire of {source!r}, {format_hops_time(first)}, has no fire before it, so without "
-                        "a start_time its window would be empty; pass start_time (the window's start) as well",
+                        f"start_time is missing: the first fire of {source!r}, {format_hops_time(first)}, has no fire "
+                        "before it, so without a start_time its window would be empty; pass start_time (the first "
+                        "window's start) as well",
                     )
             return
         if self.start is not None and cron.next_after(self.start) is None:
             raise ArgumentError(
                 "start_time",
                 self.start,
-                f"{source!r} never fires after start_time={format_hops_time(self.start)}; start before its last "
-                "fire or extend the year field",
+                f"start_time={format_hops_time(self.start)} is at or after the last fire of {source!r}, so the "
+                "schedule never runs; start before its last fire or extend the year field",
             )
         if self.end is not None:
             since = "start_time" if self.start is not None else "now"
             raise ArgumentError(
                 "end_time",
                 self.end,
-                f"{source!r} has no fire after {since}={format_hops_time(origin)} and before "
-                f"end_time={format_hops_time(self.end)} (at or after skip_to_date when given), so the schedule never "
-                "runs; move end_time later or change the cron expression",
+                f"end_time={format_hops_time(self.end)} leaves no run: {source!r} has no fire after "
+                f"{since}={format_hops_time(origin)} and before it (at or after skip_to_date when given), so the "
+                "schedule never runs; move end_time later or change the cron expression",
             )
         if self.start is None:
             raise ArgumentError(
                 "cron_expression",
                 source,
-                f"{source!r} never fires after now ({format_hops_time(origin)}); extend the year field, or pass a "
-                "start_time before its last fire to backfill it",
+                f"cron_expression={source!r} never fires after now ({format_hops_time(origin)}); extend the year "
+                "field, or pass a start_time before its last fire to run its past fires",
             )
         raise ArgumentError(
             "skip_to_date",
             self.skip_to,
-            f"{source!r} never fires at or after skip_to_date="
-            f"{'-' if self.skip_to is None else format_hops_time(self.skip_to)}; move skip_to_date earlier",
+            f"skip_to_date={'-' if self.skip_to is None else format_hops_time(self.skip_to)} is after the last "
+            f"fire of {source!r}, so the schedule never runs; move skip_to_date earlier",
         )
 
     def manual_run(self, run_after: datetime) -> Run:
