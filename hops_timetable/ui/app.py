@@ -2,7 +2,8 @@
 
 Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) and their JSON twins:
 
-* ``/dags/{dag_id}`` and ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage.
+* ``/dags/{dag_id}`` and ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage, one page
+  of fires at a time (``?page=0`` the newest), the older history summarized as stretches.
 * ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
 * ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
 
@@ -18,15 +19,15 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from hops_timetable import _compat
-from hops_timetable.core.coverage import Coverage, RunRecord, coverage, run_window, upcoming_windows
+from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
 from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.ui.render import dag_page, run_page
+from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json, run_page
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -106,14 +107,14 @@ def settings_json(settings: ScheduleSettings, paused: bool | None) -> dict[str, 
     return {**settings.as_json(), "is_paused": paused}
 
 
-def _coverage(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None, Coverage, list[Any]]:
+def _coverage(session: Session, dag_id: str, page: int) -> tuple[ScheduleSettings, bool | None, DagPage, list[Any]]:
     settings, paused = _load(session, dag_id)
     records = _records(session, dag_id)
     now = datetime.now(timezone.utc)
-    cov = coverage(settings.policy(), settings.catchup, settings.offset, records, now)
+    built = build_page(settings, records, now, page)
     last = max((r.run_after for r in records if r.run_type == "scheduled"), default=None)
     nxt = upcoming_windows(settings.policy(), settings.catchup, settings.offset, last, now, UPCOMING)
-    return settings, paused, cov, nxt
+    return settings, paused, built, nxt
 
 
 UserDep = Annotated[Any, Depends(_user)]
@@ -134,11 +135,14 @@ def list_dags(request: Request, user: UserDep, session: SessionArg) -> dict[str,
     return {"dags": dags}
 
 
+PageArg = Annotated[int, Query(ge=0, le=10**9, description="0: the newest fires; older pages count up")]
+
+
 @app.get("/api/dags/{dag_id}")
-def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
-    """One DAG's settings, next windows and coverage, as the tab shows them."""
+def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> dict[str, Any]:
+    """One DAG's settings, next windows and coverage, as the tab shows them, one page of fires at a time."""
     _require_dag(request, user, dag_id)
-    settings, paused, cov, nxt = _coverage(session, dag_id)
+    settings, paused, built, nxt = _coverage(session, dag_id, page)
     return {
         "dag_id": dag_id,
         "settings": settings_json(settings, paused),
@@ -146,16 +150,16 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg) 
             {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
             for fire, start, w in nxt
         ],
-        "coverage": cov.as_json(),
+        "coverage": page_json(dag_id, built),
     }
 
 
 @app.get("/dags/{dag_id}", response_class=HTMLResponse)
-def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
-    """The DAG's Hopsworks tab."""
+def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> str:
+    """The DAG's Hopsworks tab, one page of fires at a time."""
     _require_dag(request, user, dag_id)
-    settings, paused, cov, nxt = _coverage(session, dag_id)
-    return dag_page(dag_id, settings, cov, nxt, paused)
+    settings, paused, built, nxt = _coverage(session, dag_id, page)
+    return dag_page(dag_id, settings, built, nxt, paused)
 
 
 def _run(session: Session, dag_id: str, run_id: str) -> tuple[ScheduleSettings, Any]:

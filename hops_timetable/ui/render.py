@@ -6,20 +6,49 @@ gives a plugin view. Every value that comes from a DAG, a run or its ``conf`` is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from html import escape
+from typing import Any
 from urllib.parse import quote
 
-from hops_timetable.core.coverage import Coverage, FireCoverage, RunWindow
+from hops_timetable.core.coverage import (
+    Coverage,
+    FireCoverage,
+    History,
+    RunRecord,
+    RunWindow,
+    Span,
+    Stretch,
+    coverage,
+    history,
+)
 from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
-__all__ = ["TIMELINE_ROWS", "dag_page", "run_page", "schedule_in_words"]
+__all__ = [
+    "HISTORY_ROWS",
+    "PAGE_FIRES",
+    "SPAN_ROWS",
+    "TIMELINE_ROWS",
+    "DagPage",
+    "build_page",
+    "dag_page",
+    "page_json",
+    "run_page",
+    "schedule_in_words",
+]
 
 TIMELINE_ROWS = 48
-"""Fires drawn in the timeline (the newest); the table lists every fire."""
+"""Fires drawn in the timeline (the newest of the page)."""
+PAGE_FIRES = 200
+"""Fires listed one by one on a page of the tab; older ones are on the next pages and summarized as stretches."""
+HISTORY_ROWS = 40
+"""Stretches of the older history listed (the newest); the rest are counted by status in one line."""
+SPAN_ROWS = 50
+"""Gaps, drops, duplicates and overlaps listed per page (those among the page's fires, the newest first)."""
 
 _COLOURS = {
     "ran": "#2e7d32",
@@ -103,14 +132,22 @@ def _colour(fire: FireCoverage) -> str:
 
 def _timeline(cov: Coverage, dag_id: str) -> str:
     """One row per fire (the newest :data:`TIMELINE_ROWS`): a thin bar for the Airflow interval, a thick one for the
-    HOPS window, in the colour of its status; conf windows below; gaps as red bands across the whole picture."""
+    HOPS window, in the colour of its status; conf windows below; gaps as red bands across the whole picture.
+
+    The range drawn is that of the fires' own intervals and windows: a conf window far from them is listed in the
+    tables, not drawn, so that it cannot squeeze the fires into a sliver."""
     fires = cov.fires[-TIMELINE_ROWS:]
-    extra = [w for w in cov.runs if w.source == "conf" and w.window is not None]
-    if not fires and not extra:
+    if not fires:
         return "<p>No fires yet.</p>"
     spans: list[tuple[datetime, datetime]] = []
     for f in fires:
         spans += [(f.interval_start, f.fire), (f.window.start, f.window.end)]
+    near_lo, near_hi = min(s for s, _ in spans), max(e for _, e in spans)
+    extra = [
+        w
+        for w in cov.runs
+        if w.source == "conf" and w.window is not None and w.window.start < near_hi and near_lo < w.window.end
+    ][-TIMELINE_ROWS:]
     spans += [(w.window.start, w.window.end) for w in extra if w.window is not None]
     lo = min(s for s, _ in spans)
     hi = max(e for _, e in spans)
@@ -217,12 +254,13 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
     return f'<table id="fires">{head}{"".join(rows)}</table>'
 
 
-def _spans_table(title: str, table_id: str, spans: Sequence[object]) -> str:
-    from hops_timetable.core.coverage import Span
-
-    items = [s for s in spans if isinstance(s, Span)]
+def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | None = None) -> str:
+    """At most :data:`SPAN_ROWS` of *spans* (the newest), and how many there are in all (*total*, else theirs)."""
+    items = list(spans[-SPAN_ROWS:])
+    total = len(spans) if total is None else total
     if not items:
         return ""
+    more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
     rows = "".join(
         f'<tr><td class="mono">{escape(_t(s.start))}</td><td class="mono">{escape(_t(s.end))}</td>'
         f"<td>{escape(', '.join(s.reasons))}</td><td class=mono>{escape(', '.join(s.run_ids))}</td></tr>"
@@ -230,7 +268,7 @@ def _spans_table(title: str, table_id: str, spans: Sequence[object]) -> str:
     )
     return (
         f'<h2>{escape(title)}</h2><table id="{table_id}"><tr><th>from</th><th>to</th><th>why</th><th>runs</th></tr>'
-        f"{rows}</table>"
+        f"{rows}</table>{more}"
     )
 
 
@@ -241,14 +279,143 @@ def _page(title: str, body: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class DagPage:
+    """One page of a DAG's tab: the whole history's verdict and stretches, and one page of fires in detail."""
+
+    history: History
+    coverage: Coverage  # the fires of this page only, decided against the whole history
+    number: int  # 0: the newest fires
+    pages: int
+    older: list[Stretch]  # the history before this page's fires
+
+
+def build_page(
+    settings: ScheduleSettings, records: Sequence[RunRecord], now: datetime, page: int = 0, size: int = PAGE_FIRES
+) -> DagPage:
+    """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
+
+    The cost is that of the runs and of one page: the history is read in stretches (:func:`history`), and only this
+    page's fires are taken one by one, so a million fires of history cost what their runs cost.
+    """
+    policy = settings.policy()
+    hist = history(policy, settings.catchup, settings.offset, records, now)
+    pages = max(1, -(-hist.fires // size))
+    number = min(max(page, 0), pages - 1)
+    newest = hist.nth_newest(number * size)
+    oldest = hist.nth_newest(min((number + 1) * size, hist.fires) - 1)
+    if newest is None or oldest is None:
+        cov = coverage(policy, settings.catchup, settings.offset, records, now, max_fires=size)
+        return DagPage(hist, cov, 0, 1, [])
+    since = oldest - timedelta(microseconds=1)
+    cov = coverage(policy, settings.catchup, settings.offset, records, now, since=since, until=newest, max_fires=size)
+    return DagPage(hist, cov, number, pages, hist.older_than(oldest))
+
+
+def _near(page: DagPage, spans: Iterable[Span]) -> list[Span]:
+    """The spans that meet this page's windows."""
+    fires = page.coverage.fires
+    if not fires:
+        return []
+    lo, hi = fires[0].window.start, fires[-1].window.end
+    return [s for s in spans if s.start < hi and lo < s.end]
+
+
+def _pager(page: DagPage) -> str:
+    """Links to the newer and the older pages, relative to this page, so they hold under any root."""
+    links = []
+    if page.number > 0:
+        links.append('<a id="newest" href="?page=0">newest fires</a>')
+        links.append(f'<a id="newer" href="?page={page.number - 1}">newer</a>')
+    if page.number + 1 < page.pages:
+        links.append(f'<a id="older" href="?page={page.number + 1}">older</a>')
+        links.append(f'<a id="oldest" href="?page={page.pages - 1}">oldest fires</a>')
+    where = f"page {page.number + 1:,} of {page.pages:,} ({page.history.fires:,} fires in all)"
+    return f'<p class="pager" id="pages">{where} {" ".join(links)}</p>'
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """One row of the older history: fires ``first`` .. ``last``, counted by status."""
+
+    first: datetime
+    last: datetime
+    counts: dict[str, int]
+    colour: str
+
+    def words(self) -> str:
+        total = sum(self.counts.values())
+        if len(self.counts) == 1:
+            return f"{total:,} window(s) {next(iter(self.counts))}"
+        listed = ", ".join(f"{n:,} {why}" for why, n in sorted(self.counts.items(), key=lambda kv: -kv[1]))
+        return f"{total:,} window(s): {listed}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "first": _t(self.first),
+            "last": _t(self.last),
+            "count": sum(self.counts.values()),
+            "by_status": self.counts,
+        }
+
+
+def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[_Summary]:
+    """At most about *rows* rows for *stretches*, newest first: the largest stretches keep a row of their own and
+    the stretches between two of them share one, counted by status, so a long drop always reads as one line."""
+    keep = set(sorted(range(len(stretches)), key=lambda i: -stretches[i].count)[: max(rows // 2, 1)])
+    out: list[_Summary] = []
+    mixed: list[Stretch] = []
+
+    def flush() -> None:
+        if mixed:
+            counts: dict[str, int] = {}
+            for m in mixed:
+                counts[m.sample.status] = counts.get(m.sample.status, 0) + m.count
+            colour = _colour(mixed[0].sample) if len(counts) == 1 else "inherit"
+            out.append(_Summary(mixed[0].first, mixed[-1].last, counts, colour))
+            mixed.clear()
+
+    for index, stretch in enumerate(stretches):
+        if index in keep:
+            flush()
+            out.append(
+                _Summary(stretch.first, stretch.last, {stretch.sample.status: stretch.count}, _colour(stretch.sample))
+            )
+        else:
+            mixed.append(stretch)
+    flush()
+    return out[::-1]
+
+
+def _older_table(page: DagPage) -> str:
+    """The history before this page's fires, in at most about :data:`HISTORY_ROWS` rows."""
+    if not page.older:
+        return ""
+    rows = "".join(
+        f'<tr data-status="{escape(next(iter(row.counts)) if len(row.counts) == 1 else "mixed")}">'
+        f'<td class="mono">{escape(_t(row.first))}</td><td class="mono">{escape(_t(row.last))}</td>'
+        f"<td>{sum(row.counts.values()):,}</td>"
+        f'<td class="status" style="color:{row.colour}">{escape(row.words())}</td></tr>'
+        for row in _summary(page.older)
+    )
+    return (
+        "<h2>Older history</h2>"
+        '<table id="history"><tr><th>from fire</th><th>to fire</th><th>windows</th><th>what happened</th></tr>'
+        f"{rows}</table>"
+    )
+
+
 def dag_page(
     dag_id: str,
     settings: ScheduleSettings,
-    cov: Coverage,
+    page: DagPage,
     upcoming: Sequence[tuple[datetime, datetime, HopsWindow]],
     paused: bool | None,
 ) -> str:
-    """The DAG tab: schedule in words, the next windows, the verdict, the timeline, gaps, overlaps and all fires."""
+    """The DAG tab: schedule in words, the next windows, the verdict over the whole history, one page of fires with
+    its timeline, gaps, overlaps and drops, and the older history summarized as stretches."""
+    cov = page.coverage
+    hist = page.history
     words = "".join(f"<li>{escape(line)}</li>" for line in schedule_in_words(settings, paused))
     nxt = "".join(
         f'<tr><td class="mono">{escape(_t(fire))}</td><td class="mono">[{escape(_t(start))}, {escape(_t(fire))})</td>'
@@ -262,22 +429,71 @@ def dag_page(
         if upcoming
         else "<p>No further fires.</p>"
     )
-    verdict_class = "ok" if cov.ok else "bad"
-    truncated = f"<p>Only the newest {len(cov.fires)} fires are shown.</p>" if cov.truncated else ""
+    verdict_class = "ok" if hist.ok else "bad"
+    title = "Every fire" if page.pages == 1 else "Fires of this page"
     body = (
         f"<h1>Hopsworks schedule of {escape(dag_id)}</h1>"
         f'<ul class="words" id="schedule">{words}</ul>'
         f"<h2>Next windows</h2>{upcoming_html}"
-        f"<h2>Coverage up to {escape(_t(cov.now))}</h2>"
-        f'<p><span class="verdict {verdict_class}" id="verdict">{escape(cov.verdict())}</span></p>{truncated}'
+        f"<h2>Coverage up to {escape(_t(hist.now))}</h2>"
+        f'<p><span class="verdict {verdict_class}" id="verdict">{escape(hist.verdict())}</span></p>'
+        f"{_pager(page)}"
         f"{_timeline(cov, dag_id)}"
         f"{_spans_table('Gaps', 'gaps', cov.gaps)}"
-        f"{_spans_table('Windows processed more than once', 'duplicates', cov.duplicates)}"
-        f"{_spans_table('Overlaps', 'overlaps', cov.overlaps)}"
+        f"{_spans_table('Windows processed more than once', 'duplicates', _near(page, cov.duplicates))}"
+        f"{_spans_table('Overlaps', 'overlaps', _near(page, cov.overlaps))}"
         f"{_spans_table('Dropped by design', 'dropped', cov.dropped)}"
-        f"<h2>Every fire</h2>{_fire_table(cov, dag_id)}"
+        f"<h2>{title}</h2>{_fire_table(cov, dag_id)}"
+        f"{_older_table(page)}"
     )
     return _page(f"Hopsworks: {dag_id}", body)
+
+
+def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
+    """The JSON twin of :func:`dag_page`'s coverage part: the verdict over the whole history, this page's fires,
+    the spans among them and the older history's newest stretches; bounded like the page."""
+    cov = page.coverage
+    hist = page.history
+    data = cov.as_json()
+    fires = cov.fires
+    lo = fires[0].window.start if fires else None
+    hi = fires[-1].window.end if fires else None
+    on_page = {r for f in fires for r in f.run_ids}
+
+    def near(item: dict[str, Any]) -> bool:
+        if item["run_id"] in on_page:
+            return True
+        start, end = item.get("HOPS_START_TIME"), item.get("HOPS_END_TIME")
+        if lo is None or hi is None or start is None or end is None:
+            return False
+        # HOPS times are one fixed-width format, so they compare as text.
+        return bool(start < _t(hi) and _t(lo) < end)
+
+    data.update(
+        {
+            "complete": hist.complete,
+            "ok": hist.ok,
+            "verdict": hist.verdict(),
+            "counts": hist.counts(),
+            "runs": [r for r in data["runs"] if near(r)][-2 * PAGE_FIRES :],
+            "gaps": data["gaps"][-SPAN_ROWS:],
+            "dropped": data["dropped"][-SPAN_ROWS:],
+            "duplicates": [s.as_json() for s in _near(page, cov.duplicates)][-SPAN_ROWS:],
+            "overlaps": [s.as_json() for s in _near(page, cov.overlaps)][-SPAN_ROWS:],
+            "gaps_total": len(hist.gaps),
+            "dropped_total": len(hist.dropped),
+            "page": {
+                "number": page.number,
+                "pages": page.pages,
+                "size": PAGE_FIRES,
+                "fires_total": hist.fires,
+                "newer": None if page.number == 0 else f"?page={page.number - 1}",
+                "older": None if page.number + 1 >= page.pages else f"?page={page.number + 1}",
+            },
+            "history": [row.as_json() for row in _summary(page.older)],
+        }
+    )
+    return data
 
 
 def run_page(dag_id: str, item: RunWindow, offset: int | None) -> str:
