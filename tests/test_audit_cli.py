@@ -217,3 +217,25 @@ def test_refusals_quote_a_few_hundred_characters_of_the_input_at_most(
     airflow.dags = [{**BOUNDED, "dag_id": f"dag_{n}_" + "y" * 1000} for n in range(100)]
     status, _, err = run_audit(capsys, "--dag-id", "z" * 100_000)
     assert status == 2 and "is not a HopsworksTimetable DAG" in err and len(err) < 2000
+
+
+def test_a_million_fires_are_audited_from_their_runs_with_bounded_output(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every minute since 2026-01-01, first scheduled 1,000,000 minutes later with max_catchup_runs=24: the 24
+    # newest fires ran at once, every earlier one was dropped by the bound.
+    minute = timedelta(minutes=1)
+    deployed = START + 1_000_000 * minute + timedelta(seconds=30)
+    fires = [START + (1_000_000 - 23 + k) * minute for k in range(24)]
+    airflow.runs = [
+        {**scheduled(f, deployed), "logical_date": iso(f - minute), "data_interval_start": iso(f - minute)}
+        for f in fires
+    ]
+    airflow.dags = [{**BOUNDED, "dag_id": "minutely", "cron_expression": "0 * * ? * * *"}]
+    status = main(["audit", "--api", "http://airflow.invalid", "--token", "t", "--now", iso(deployed), "--json"])
+    out, _ = capsys.readouterr()
+    (dag,) = json.loads(out)["dags"]
+    assert status == 0 and dag["fires_total"] == 1_000_000 and len(dag["fires"]) == 60
+    assert dag["dropped_by_design"] == 1_000_000 - 24 and dag["expected_windows"] == 24
+    assert [(h["count"], h["status"]) for h in dag["history"]] == [(999_976, Decision.DROPPED_BOUND.value), (24, "ran")]
+    assert len(out.encode()) < 300_000

@@ -35,7 +35,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import Coverage, FireCoverage, RunRecord, coverage
+from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch, coverage, history
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.validation import short_repr
@@ -52,6 +52,8 @@ MAX_RUNS_READ = 2_000_000
 """The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
 DEFAULT_MAX_RUNS = 100
 """The most runs ``--repair`` creates without ``--max-runs``."""
+_SHOWN_PLAN = 10_000
+"""The most runs ``--repair --dry-run`` lists one by one; a larger plan is only counted."""
 _SQLITE_REFUSAL = "not supported on SQLite"
 SQLITE_NOTE = (
     "Airflow refused the backfill: on SQLite it does not support backfills while the scheduler writes; filled with "
@@ -434,13 +436,46 @@ def _manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
 class Audited:
     settings: Settings
     runs: list[RunRecord]
-    coverage: Coverage
+    coverage: Coverage  # the newest --limit fires in detail
+    history: History  # the whole history: the verdict, the spans and what to repair
     repair: list[RepairStep] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
+    planned: int = 0  # runs the repair would create, counted before the plan is made
+
+    def as_json(self, dry_run: bool) -> dict[str, Any]:
+        hist = self.history
+        data = self.coverage.as_json()
+        missing = sum(s.count for s in hist.stretches if s.sample.expected and not s.sample.covered)
+        dropped = sum(s.count for s in hist.stretches if s.sample.by_design and not s.sample.covered)
+        data.update(
+            {
+                "complete": hist.complete,
+                "ok": hist.ok,
+                "verdict": hist.verdict(),
+                "counts": hist.counts(),
+                "expected_windows": sum(s.count for s in hist.stretches if s.sample.expected),
+                "missing_windows": missing,
+                "dropped_by_design": dropped,
+                "fires_total": hist.fires,
+                "truncated": len(self.coverage.fires) < hist.fires,
+                "gaps": [g.as_json() for g in hist.gaps],
+                "dropped": [d.as_json() for d in hist.dropped],
+                "history": [st.as_json() for st in hist.stretches],
+            }
+        )
+        return {
+            "dag_id": self.settings.dag_id,
+            **data,
+            "repair": [step.as_json() for step in self.repair],
+            "repair_runs": self.planned,
+            "applied": self.applied,
+            "dry_run": dry_run,
+        }
 
 
 def _text(item: Audited, limit: int) -> list[str]:
     cov = item.coverage
+    hist = item.history
     s = item.settings
     rows = []
     for f in cov.fires[-limit:]:
@@ -462,14 +497,15 @@ def _text(item: Audited, limit: int) -> list[str]:
         "",
     ]
     table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
-    more = [f"... {len(cov.fires) - limit} older fire(s) not shown (raise --limit)"] if len(cov.fires) > limit else []
-    gaps = _capped([f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in cov.gaps], "gap(s)")
+    older = hist.fires - len(cov.fires)
+    more = [f"... {older:,} older fire(s) not shown (raise --limit)"] if older > 0 else []
+    gaps = _capped([f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in hist.gaps], "gap(s)")
     dups = _capped(
         [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates],
         "window(s) processed twice",
     )
     dropped = _capped(
-        [f"dropped by design [{_t(d.start)}, {_t(d.end)}): {', '.join(d.reasons)}" for d in cov.dropped],
+        [f"dropped by design [{_t(d.start)}, {_t(d.end)}): {', '.join(d.reasons)}" for d in hist.dropped],
         "dropped span(s)",
     )
     extra = ["", *gaps, *dups, *dropped] if gaps or dups or dropped else []
@@ -487,7 +523,9 @@ def _text(item: Audited, limit: int) -> list[str]:
             done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
             plan.append(f"  {step.describe()}{done}")
         plan.append(f"  {_runs_in(item.repair)} run(s) in all")
-    return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {cov.verdict()}"]
+    elif item.planned:
+        plan = ["", f"repair: {item.planned:,} run(s), more than the plan lists (see --max-runs)"]
+    return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
 
 
 def _capped(lines: list[str], what: str, keep: int = 20) -> list[str]:
@@ -505,7 +543,31 @@ def _runs_in(steps: Sequence[RepairStep]) -> int:
 def _failed(item: Audited, strict: bool) -> bool:
     """Whether *item* counts against the exit status: a window that should have run and did not, or ran twice;
     with *strict*, also a window dropped by design."""
-    return not item.coverage.ok or (strict and bool(item.coverage.dropped))
+    return not item.history.ok or (strict and bool(item.history.dropped))
+
+
+def _to_repair(hist: History, include_dropped: bool) -> list[Stretch]:
+    """The stretches of fires :func:`plan_repair` would fill, found without taking the fires one by one."""
+    out = []
+    for stretch in hist.stretches:
+        fire = stretch.sample
+        wanted = fire.expected or (include_dropped and fire.decision in CATCH_UP_DROPS)
+        if wanted and not fire.covered and fire.decision is not Decision.DUE:
+            out.append(stretch)
+    return out
+
+
+def _repair_view(hist: History, stretches: Sequence[Stretch]) -> Coverage:
+    """A coverage holding the fires of *stretches* and, after each, the fire that ends it, for :func:`plan_repair`."""
+    fires: list[FireCoverage] = []
+    for stretch in stretches:
+        if fires and fires[-1].fire >= stretch.first:
+            fires.pop()  # the fire that ended the stretch before is this one's first
+        fires += hist.expand(stretch)
+        after = hist.fire_after(stretch)
+        if after is not None:
+            fires.append(after)
+    return Coverage(hist.now, hist.begin, fires, [], [], [], [])
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -544,20 +606,26 @@ def cmd_audit(args: argparse.Namespace) -> int:
                 f"{short_repr(args.api)}; those are: {found}"
             )
         chosen = [by_id[d] for d in args.dag_id]
+    limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
     results: list[Audited] = []
     for data in chosen:
         settings = Settings.from_json(data)
         runs = client.runs(settings.dag_id)
-        cov = coverage(settings.policy, settings.catchup, settings.offset, runs, now)
-        item = Audited(settings, runs, cov)
+        schedule = (settings.policy, settings.catchup, settings.offset, runs, now)
+        hist = history(*schedule)
+        cov = coverage(*schedule, max_fires=args.limit)
+        item = Audited(settings, runs, cov, hist)
         if args.repair:
-            plan = plan_repair(cov, runs, include_dropped=args.include_dropped)
-            item.repair = _checked(client, settings.dag_id, plan) if plan else []
+            stretches = _to_repair(hist, args.include_dropped)
+            item.planned = sum(st.count for st in stretches)
+            # The fires are taken one by one only for a plan that may be carried out (or shown whole).
+            if 0 < item.planned <= max(limit, _SHOWN_PLAN if args.dry_run else 0):
+                plan = plan_repair(_repair_view(hist, stretches), runs, include_dropped=args.include_dropped)
+                item.repair = _checked(client, settings.dag_id, plan) if plan else []
         results.append(item)
-    limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
-    planned = sum(_runs_in(r.repair) for r in results)
+    planned = sum(r.planned for r in results)
     if args.repair and not args.dry_run and planned > limit:
-        per_dag = ", ".join(f"{short_repr(r.settings.dag_id, 80)}: {_runs_in(r.repair)}" for r in results if r.repair)
+        per_dag = ", ".join(f"{short_repr(r.settings.dag_id, 80)}: {r.planned:,}" for r in results if r.planned)
         raise BadInput(
             f"--repair would create {planned:,} run(s) ({per_dag}), more than --max-runs {limit:,}; nothing was "
             f"changed: look at the plan with --dry-run, then pass --max-runs {planned} to allow it"
@@ -565,24 +633,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.repair and not args.dry_run:
         for item in results:
             item.applied = [_apply(client, item.settings.dag_id, step) for step in item.repair]
-    complete = all(r.coverage.complete for r in results)
+    complete = all(r.history.complete for r in results)
     failing = any(_failed(r, args.strict) for r in results)
     payload = {
         "api": args.api,
         "complete": complete,
         "ok": not failing,
         "strict": bool(args.strict),
-        "dags": [
-            {
-                "dag_id": r.settings.dag_id,
-                **r.coverage.as_json(),
-                "repair": [s.as_json() for s in r.repair],
-                "repair_runs": _runs_in(r.repair),
-                "applied": r.applied,
-                "dry_run": bool(args.dry_run),
-            }
-            for r in results
-        ],
+        "dags": [r.as_json(bool(args.dry_run)) for r in results],
     }
 
     def text() -> list[str]:
@@ -622,6 +680,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"with --repair: the most runs it may create (default {DEFAULT_MAX_RUNS}); a larger plan is refused",
     )
     p.add_argument("--dry-run", action="store_true", help="with --repair: print the plan, change nothing")
-    p.add_argument("--limit", type=int, default=60, help="the newest fires shown per DAG (default 60)")
+    p.add_argument(
+        "--limit", type=int, default=60, help="the newest fires listed one by one per DAG (default 60; text and JSON)"
+    )
     p.add_argument("--now", help="the present moment (default: the real clock)")
     p.set_defaults(func=cmd_audit)

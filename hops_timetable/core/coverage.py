@@ -674,6 +674,7 @@ class History:
     duplicates: int
     overlaps: int
     policy: CatchupPolicy
+    rules: _Rules = field(repr=False, compare=False)
 
     @property
     def fires(self) -> int:
@@ -711,6 +712,20 @@ class History:
                 return stretch.last if n == 0 else self.policy.cron.nth_before(stretch.last, n)
             n -= stretch.count
         return None
+
+    def expand(self, stretch: Stretch) -> list[FireCoverage]:
+        """Every fire of *stretch*, one by one (the cost of its length)."""
+        out = []
+        fire: datetime | None = stretch.first
+        while fire is not None and fire <= stretch.last:
+            out.append(self.rules.fire(fire))
+            fire = self.policy.cron.next_after(fire)
+        return out
+
+    def fire_after(self, stretch: Stretch) -> FireCoverage | None:
+        """The fire right after *stretch*, if the history has it."""
+        fire = self.policy.cron.next_after(stretch.last)
+        return None if fire is None or fire > self.stretches[-1].last else self.rules.fire(fire)
 
     def older_than(self, fire: datetime) -> list[Stretch]:
         """The stretches of the fires before *fire*, the one holding it cut short."""
@@ -785,6 +800,7 @@ def history(
         len(duplicates),
         len(overlaps),
         policy,
+        rules,
     )
 
 

@@ -131,7 +131,9 @@ def outage(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory
 
 
 def audit(outage: Outage, *args: str, token: bool = True) -> tuple[int, dict[str, Any]]:
-    command = [sys.executable, "-m", "hops_timetable.cli", "audit", "--api", outage.stack.base_url, "--json", *args]
+    # --limit: every fire listed one by one (the JSON lists the newest --limit fires, like the text).
+    command = [sys.executable, "-m", "hops_timetable.cli", "audit", "--api", outage.stack.base_url, "--json"]
+    command += ["--limit", "100000", *args]
     if token:
         command += ["--token", outage.token()]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
