@@ -209,11 +209,17 @@ def _scheduler_window(
     run_id: str | None,
 ) -> tuple[HopsWindow, str]:
     start, end = (as_utc(value) for value in data_interval)
-    # A timetable makes a run with run_after at its interval's end. Any other scheduled or backfill run is one a
-    # backfill took over with --reprocess-behavior: Airflow keeps the interval the run had (a manual run's, or a
-    # zero-length one from an earlier timetable) and only changes its type. A backfill replays the scheduled run of
-    # that logical date, so that is the window; the stored interval would process a neighbour's window twice.
-    made_by_timetable = start < end and (run_after is None or as_utc(run_after) == end)
+    # A timetable makes a run whose logical date is its interval's start and whose run_after is its end. Any other
+    # scheduled or backfill run is one a backfill took over with --reprocess-behavior: Airflow keeps the interval
+    # the run had (a manual run's, or a zero-length one from an earlier timetable) and only changes its type. A
+    # backfill replays the scheduled run of that logical date, so that is the window; the stored interval would
+    # process a neighbour's window twice. Both marks are checked: Airflow 3.0 gives a manual run with a logical date
+    # a run_after equal to it, which is its inferred interval's end.
+    made_by_timetable = (
+        start < end
+        and (logical_date is None or as_utc(logical_date) == start)
+        and (run_after is None or as_utc(run_after) == end)
+    )
     if made_by_timetable:
         # The offset the run was made with, when its id carries it: an offset edited since does not move the
         # window of a run made before (a clear replays the same window).
