@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -267,3 +270,29 @@ def test_a_live_airflow_through_the_audits_client(
     assert status == 0, data["verdict"]
     assert data["summary"]["match"] == 7
     assert [m["run_id"] for m in data["manual"]] == ["manual__1"]
+
+
+def _doc_examples() -> list[tuple[str, str, str]]:
+    """(page, command, output) of every ``$ hops-timetable parity`` example on the fixtures in the docs."""
+    found = []
+    for page in ("cli.md", "migration.md"):
+        command: str | None = None
+        output: list[str] = []
+        for line in (DATA.parent.parent.parent / "docs" / page).read_text().splitlines():
+            if line.startswith("$ hops-timetable parity") and "tests/data/parity" in line:
+                command, output = line[2:], []
+            elif command is not None and line.startswith("```"):
+                found.append((page, command, "\n".join(output)))
+                command = None
+            elif command is not None:
+                output.append(line)
+    return found
+
+
+@pytest.mark.parametrize(("page", "command", "expected"), _doc_examples())
+def test_the_docs_show_real_output(page: str, command: str, expected: str) -> None:
+    root = DATA.parent.parent.parent
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run(["bash", "-c", command], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert (done.stdout + done.stderr).rstrip("\n") == expected, page
