@@ -221,7 +221,7 @@ def test_a_live_airflow_through_the_audits_client(
         "start_time_offset_seconds": None,
     }
     runs: list[dict[str, object]] = []
-    for hour in range(11, 18):
+    for hour in (11, 12, 13, 14, 16, 17):  # 15:00 has no scheduled run: a manual run with its window covers it
         start = "2026-03-01T10:17:16.123000+00:00" if hour == 11 else f"2026-03-01T{hour - 1:02d}:00:00+00:00"
         end = f"2026-03-01T{hour:02d}:00:00+00:00"
         runs.append(
@@ -242,6 +242,16 @@ def test_a_live_airflow_through_the_audits_client(
             "state": "success",
             "run_after": "2026-03-01T12:30:00+00:00",
             "conf": {},
+        }
+    )
+    window = {"start_time": "2026-03-01T14:00:00Z", "end_time": "2026-03-01T15:00:00Z"}
+    runs.append(
+        {
+            "dag_run_id": "manual__2",
+            "run_type": "manual",
+            "state": "success",
+            "run_after": "2026-03-01T15:40:00+00:00",
+            "conf": {"hops_window": window},
         }
     )
 
@@ -269,7 +279,9 @@ def test_a_live_airflow_through_the_audits_client(
     )
     assert status == 0, data["verdict"]
     assert data["summary"]["match"] == 7
-    assert [m["run_id"] for m in data["manual"]] == ["manual__1"]
+    assert [m["run_id"] for m in data["manual"]] == ["manual__1", "manual__2"]
+    covered = next(r for r in data["rows"] if r["fire"] == "2026-03-01T15:00:00Z")
+    assert covered["airflow_runs"] == [] and "manual__2" in covered["why"]
 
 
 def _doc_examples() -> list[tuple[str, str, str]]:
