@@ -101,6 +101,26 @@ def late(hour: int, submitted: datetime) -> Launch:
     return launch
 
 
+def job_object(job_schedule: dict[str, object]) -> dict[str, object]:
+    """``GET .../jobs/{name}``: the job, its configuration and its schedule embedded."""
+    return {
+        "id": 41,
+        "name": "daily_features",
+        "creationTime": "2026-02-27T09:12:44.000Z",
+        "config": {
+            "type": "pythonJobConfiguration",
+            "appName": "daily_features",
+            "appPath": "hdfs:///Projects/demo/Resources/daily_features.py",
+            "defaultArgs": "--table features",
+            "resourceConfig": {"cores": 1.0, "memory": 2048, "gpus": 0},
+        },
+        "jobType": "PYTHON",
+        "creator": {"firstname": "Ada", "lastname": "Lovelace", "email": "ada@example.com"},
+        "href": "https://hopsworks.example.com/hopsworks-api/api/project/119/jobs/daily_features",
+        "jobSchedule": job_schedule,
+    }
+
+
 def scenarios() -> list[Scenario]:
     burst = at(16, 20, 4, 518)
     edit = [hourly(h) for h in (11, 12, 13, 14, 15)]
@@ -141,7 +161,7 @@ def scenarios() -> list[Scenario]:
         ),
         Scenario(
             "manual_runs",
-            {"id": 41, "name": "daily_features", "jobType": "PYTHON", "jobSchedule": schedule()},
+            job_object(schedule()),
             [
                 hourly(11),
                 hourly(12),
