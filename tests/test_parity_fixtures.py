@@ -4,13 +4,14 @@ the results written by hand in each scenario's expected.json."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 import parity_fixtures
 import pytest
 
-from hops_timetable.core.parity import load_executions, load_schedule_versions, parity
+from hops_timetable.core.parity import Execution, ScheduleVersion, load_executions, load_schedule_versions, parity
 from hops_timetable.core.validation import check_iso_datetime
 
 ROOT = Path(__file__).parent / "data" / "parity"
@@ -97,3 +98,36 @@ def test_read_with_another_meaning_every_window_differs_by_one_interval(scenario
     assert report is not None and report.exit_status == 3
     # Read as logical dates, each argument names the fire after the one that ran: the first fire looks missing.
     assert report.rows[0].status == "missing_in_hopsworks"
+
+
+def _load(scenario: str, meaning: str) -> tuple[list[ScheduleVersion], list[Execution], datetime, datetime]:
+    expected = json.loads((ROOT / scenario / "expected.json").read_text())
+    versions = load_schedule_versions(json.loads((ROOT / scenario / "schedule.json").read_text()), "schedule")
+    export = load_executions(json.loads((ROOT / scenario / f"executions-{meaning}.json").read_text()), "executions")
+    return versions, export.executions, _time(expected["from"]), _time(expected["to"])
+
+
+def test_an_unclamped_first_window_differs_at_its_start() -> None:
+    """A mutation: the first execution's logical date is the previous fire (10:00), not the start (10:17:16)."""
+    versions, executions, start, end = _load("clamped_first_window", "logical")
+    first = min(executions, key=lambda e: e.id)
+    mutated = [replace(first, start_time=_time("2026-03-01T10:00:00Z")), *executions[1:]]
+    report = parity(versions, start, end, executions=mutated).report
+    assert report is not None and report.exit_status == 3
+    row = report.rows[0]
+    assert (row.fire, row.status) == (_time("2026-03-01T11:00:00Z"), "differs")
+    assert row.how == "start +1036 s, width -1036 s, logical date +1036 s"
+    assert row.hint == "first window clamped, or a schedule edit?"
+    assert all(r.status == "match" for r in report.rows[1:])
+
+
+def test_another_catch_up_bound_on_the_airflow_side_drops_a_fire_hopsworks_ran() -> None:
+    """A mutation: Airflow's DAG keeps one missed fire after the outage where Hopsworks kept two."""
+    versions, executions, start, end = _load("max_catchup_drops", "fire")
+    bounded = [ScheduleVersion(v.effective_from, replace(v.settings, max_catchup_runs=1)) for v in versions]
+    report = parity(versions, start, end, executions=executions, airflow_versions=bounded).report
+    assert report is not None and report.exit_status == 3
+    statuses = {r.fire.hour: (r.status, r.explained_by) for r in report.rows}
+    assert statuses[15] == ("missing_in_airflow", "max_catchup_runs")
+    assert statuses[14] == ("match", "max_catchup_runs")
+    assert statuses[16] == ("match", None)
