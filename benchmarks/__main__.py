@@ -10,7 +10,7 @@ import platform
 import sys
 import time
 
-from benchmarks import bench_cron, bench_scheduler
+from benchmarks import bench_cron, bench_history, bench_scheduler
 from benchmarks.bench_scheduler import Row
 
 
@@ -51,14 +51,22 @@ def main() -> int:
     quick = "--quick" in sys.argv
     started = time.perf_counter()
     rows = bench_scheduler.run(quick) + cron_rows(quick)
+    growth = bench_history.run(quick)
     elapsed = time.perf_counter() - started
     print(f"Machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}")
     print(bench_scheduler.report(rows))
+    print("\nGrowth with the history (x per decade: about 10x is linear, about 1x does not grow):")
+    print(bench_history.report(growth))
     goals = [row for row in rows if row.met is not None]
     missed = [row for row in goals if not row.met]
-    print(f"\n{len(goals) - len(missed)} of {len(goals)} goals met in {elapsed:.0f} s.")
+    page_goals = [p for p in growth if p.met is not None]
+    page_missed = [p for p in page_goals if not p.met]
+    met = len(goals) - len(missed) + len(page_goals) - len(page_missed)
+    print(f"\n{met} of {len(goals) + len(page_goals)} goals met in {elapsed:.0f} s.")
     for row in missed:
         print(f"  missed: {row.section}: {row.name} ({row.ratio_text}; goal {row.goal})")
+    for point in page_missed:
+        print(f"  missed: {point.case} at {point.n:,} fires (goal {point.goal})")
     return 0
 
 

@@ -35,7 +35,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch, coverage, history
+from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch, history
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.validation import short_repr
@@ -52,6 +52,8 @@ MAX_RUNS_READ = 2_000_000
 """The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
 DEFAULT_MAX_RUNS = 100
 """The most runs ``--repair`` creates without ``--max-runs``."""
+JSON_SPANS = 1_000
+"""The newest gaps, drops, duplicates, overlaps and stretches ``--json`` lists per DAG (with their totals)."""
 _SHOWN_PLAN = 10_000
 """The most runs ``--repair --dry-run`` lists one by one; a larger plan is only counted."""
 _SQLITE_REFUSAL = "not supported on SQLite"
@@ -458,9 +460,17 @@ class Audited:
                 "dropped_by_design": dropped,
                 "fires_total": hist.fires,
                 "truncated": len(self.coverage.fires) < hist.fires,
-                "gaps": [g.as_json() for g in hist.gaps],
-                "dropped": [d.as_json() for d in hist.dropped],
-                "history": [st.as_json() for st in hist.stretches],
+                "runs": _near_runs(data["runs"], self.coverage),
+                "gaps": [g.as_json() for g in hist.gaps[-JSON_SPANS:]],
+                "gaps_total": len(hist.gaps),
+                "dropped": [d.as_json() for d in hist.dropped[-JSON_SPANS:]],
+                "dropped_total": len(hist.dropped),
+                "duplicates": data["duplicates"][-JSON_SPANS:],
+                "duplicates_total": len(data["duplicates"]),
+                "overlaps": data["overlaps"][-JSON_SPANS:],
+                "overlaps_total": len(data["overlaps"]),
+                "history": [st.as_json() for st in hist.stretches[-JSON_SPANS:]],
+                "history_total": len(hist.stretches),
             }
         )
         return {
@@ -471,6 +481,20 @@ class Audited:
             "applied": self.applied,
             "dry_run": dry_run,
         }
+
+
+def _near_runs(runs: list[dict[str, Any]], cov: Coverage) -> list[dict[str, Any]]:
+    """The runs of the listed fires and those whose window meets theirs: the JSON stays the size of --limit."""
+    if not cov.fires:
+        return []
+    listed = {r for f in cov.fires for r in f.run_ids}
+    lo, hi = _t(cov.fires[0].window.start), _t(cov.fires[-1].window.end)
+    # HOPS times are one fixed-width format, so they compare as text.
+    return [
+        r
+        for r in runs
+        if r["run_id"] in listed or ("HOPS_START_TIME" in r and r["HOPS_START_TIME"] < hi and lo < r["HOPS_END_TIME"])
+    ]
 
 
 def _text(item: Audited, limit: int) -> list[str]:
@@ -613,7 +637,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         runs = client.runs(settings.dag_id)
         schedule = (settings.policy, settings.catchup, settings.offset, runs, now)
         hist = history(*schedule)
-        cov = coverage(*schedule, max_fires=args.limit)
+        cov = hist.coverage(max_fires=args.limit)
         item = Audited(settings, runs, cov, hist)
         if args.repair:
             stretches = _to_repair(hist, args.include_dropped)

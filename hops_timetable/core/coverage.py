@@ -340,6 +340,7 @@ class _Rules:
         newest_run = self.scheduled_fires[-1] if scheduled else None
         self.due_from = policy.next_fire(newest_run, self.now, catchup=catchup)
         self._gap_decisions: dict[int, Decision] = {}
+        self._overlaps: tuple[list[Span], list[Span]] | None = None
 
     def decide(self, fire: datetime) -> Decision:
         """The decision of *fire*; see the module docstring."""
@@ -382,6 +383,12 @@ class _Rules:
             pending=decision is Decision.DUE and fire > self.grace_limit,
         )
 
+    def overlaps(self) -> tuple[list[Span], list[Span]]:
+        """The overlaps and duplicates of the processed windows, worked out once."""
+        if self._overlaps is None:
+            self._overlaps = _overlaps(self.windows)
+        return self._overlaps
+
     def cuts(self, offset_seconds: int | None) -> list[datetime]:
         """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.
 
@@ -423,9 +430,14 @@ def coverage(
     *due_grace* before *now* and has no run yet is ``pending``: listed, but neither a gap nor counted, since the
     scheduler creates runs a moment after their fire. Raises ``ValueError`` for ``max_fires < 1``.
     """
+    rules = _Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    return _coverage(rules, since, until, max_fires)
+
+
+def _coverage(rules: _Rules, since: datetime | None, until: datetime | None, max_fires: int) -> Coverage:
     if max_fires < 1:
         raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
-    rules = _Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    policy = rules.policy
     now = rules.now
     begin = _begin(policy, rules.records, since)
     fires: list[datetime] = []
@@ -436,7 +448,7 @@ def coverage(
     result = [rules.fire(fire) for fire in fires]
     gaps = _gaps([f for f in result if f.expected], rules.processed)
     dropped = _gaps([f for f in result if f.by_design], rules.processed)
-    overlaps, duplicates = _overlaps(rules.windows)
+    overlaps, duplicates = rules.overlaps()
     counts: dict[str, int] = defaultdict(int)
     for item in result:
         counts[item.status] += 1
@@ -713,6 +725,12 @@ class History:
             n -= stretch.count
         return None
 
+    def coverage(
+        self, since: datetime | None = None, until: datetime | None = None, max_fires: int = 100_000
+    ) -> Coverage:
+        """:func:`coverage` of the same runs, fire by fire, for the fires in ``(since, until]`` (a page)."""
+        return _coverage(self.rules, since, until, max_fires)
+
     def expand(self, stretch: Stretch) -> list[FireCoverage]:
         """Every fire of *stretch*, one by one (the cost of its length)."""
         out = []
@@ -790,7 +808,7 @@ def history(
             out.append(Span(lo, hi, tuple(dict.fromkeys(there))))
         return out
 
-    overlaps, duplicates = _overlaps(rules.windows)
+    overlaps, duplicates = rules.overlaps()
     return History(
         rules.now,
         begin,

@@ -21,7 +21,6 @@ from hops_timetable.core.coverage import (
     RunWindow,
     Span,
     Stretch,
-    coverage,
     history,
 )
 from hops_timetable.core.settings import ScheduleSettings
@@ -305,10 +304,8 @@ def build_page(
     newest = hist.nth_newest(number * size)
     oldest = hist.nth_newest(min((number + 1) * size, hist.fires) - 1)
     if newest is None or oldest is None:
-        cov = coverage(policy, settings.catchup, settings.offset, records, now, max_fires=size)
-        return DagPage(hist, cov, 0, 1, [])
-    since = oldest - timedelta(microseconds=1)
-    cov = coverage(policy, settings.catchup, settings.offset, records, now, since=since, until=newest, max_fires=size)
+        return DagPage(hist, hist.coverage(max_fires=size), 0, 1, [])
+    cov = hist.coverage(since=oldest - timedelta(microseconds=1), until=newest, max_fires=size)
     return DagPage(hist, cov, number, pages, hist.older_than(oldest))
 
 
