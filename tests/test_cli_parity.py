@@ -140,6 +140,9 @@ def test_a_ledger_of_windows(capsys: pytest.CaptureFixture[str], tmp_path: Path)
         (["--hopsworks-schedule", "missing.json"], "cannot be read"),
         (["--hopsworks-outage", "2026-03-01T10:00"], "is not a time range"),
         (["--dag-file", "dag.py"], "need --dag-id"),
+        (["--dag-file", "missing.py", "--dag-id", "d"], "--dag-file 'missing.py' cannot be read"),
+        (["--limit", "0"], "--limit 0 is invalid"),
+        (["--grace", "-1"], "--grace -1 is invalid"),
     ],
 )
 def test_bad_input_exits_2(capsys: pytest.CaptureFixture[str], change: list[str], words: str) -> None:

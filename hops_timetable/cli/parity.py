@@ -160,6 +160,8 @@ def cmd_parity(args: argparse.Namespace) -> int:
         raise BadInput(f"--to {args.to!r} is not after --from {args.since!r}: the range is empty")
     if (args.dag_file or args.airflow_api) and not args.dag_id:
         raise BadInput("--dag-file and --airflow-api need --dag-id: the DAG to compare")
+    if args.limit < 1:
+        raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
     if not 0 <= args.grace <= MAX_GRACE_SECONDS:
         raise BadInput(f"--grace {args.grace} is invalid: give seconds from 0 to {MAX_GRACE_SECONDS:,}")
     inputs: dict[str, Any] = {}
@@ -192,12 +194,8 @@ def cmd_parity(args: argparse.Namespace) -> int:
     if args.dag_file:
         from hops_timetable.cli.dagfile import settings_from_dag_file
 
-        with open(args.dag_file, "rb") as fh:
-            inputs["airflow"] = {
-                "dag_file": args.dag_file,
-                "dag_id": args.dag_id,
-                "sha256": hashlib.sha256(fh.read()).hexdigest(),
-            }
+        _, digest = read_input("--dag-file", args.dag_file, MAX_SCHEDULE_CHARS)
+        inputs["airflow"] = {"dag_file": args.dag_file, "dag_id": args.dag_id, "sha256": digest}
         airflow_versions = [ScheduleVersion(None, settings_from_dag_file(args.dag_file, args.dag_id))]
     elif args.airflow_api:
         version, airflow_runs = airflow_side(
