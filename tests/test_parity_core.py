@@ -326,3 +326,35 @@ def test_the_wrong_meaning_stated_never_gives_parity(h: dict[str, object]) -> No
 def test_json_of_the_fixture_helpers_round_trips() -> None:
     item = _item(1, DAY0, DAY0)
     assert json.loads(json.dumps(item)) == item
+
+
+def test_the_work_grows_linearly_with_the_executions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: the cron steps for 2,000 executions are at most twice those for 1,000 (plus a little)."""
+    from hops_timetable.core.cron import QuartzCron
+
+    steps = 0
+    for name in ("next_after", "prev_before", "matches"):
+        real = getattr(QuartzCron, name)
+
+        def counting(self: QuartzCron, dt: datetime, _real: object = real) -> object:
+            nonlocal steps
+            steps += 1
+            return _real(self, dt)  # type: ignore[operator]
+
+        monkeypatch.setattr(QuartzCron, name, counting)
+
+    def run(n: int) -> int:
+        nonlocal steps
+        steps = 0
+        fires = [DAY0 + timedelta(hours=i + 1) for i in range(n)]
+        items = [_item(i, f + timedelta(seconds=20), f) for i, f in enumerate(fires)]
+        schedule = {"cronExpression": "0 0 * ? * * *", "startDateTime": _ms(DAY0)}
+        export = load_executions({"items": items, "count": n}, "e")
+        outcome = parity(
+            load_schedule_versions(schedule, "s"), DAY0, fires[-1] + timedelta(hours=1), executions=export.executions
+        )
+        assert outcome.report is not None and outcome.report.exit_status == 0
+        return steps
+
+    small, large = run(1_000), run(2_000)
+    assert small >= 1_000 and large <= 2 * small + 50, (small, large)
