@@ -311,6 +311,8 @@ def _text(outcome: Outcome, payload: dict[str, Any], limit: int) -> list[str]:
         lines.append(f"not placed on a fire, {entry['side']}: {entry['run_id']}: {entry['why']}")
     for entry in payload["unused_acceptances"]:
         lines.append(f"accepted difference not seen: {entry['status']} at {entry['fire']}")
+    if outcome.report is None:
+        return [*lines, "", payload["verdict"]]
     summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items() if v)
     lines += ["", f"summary: {summary or 'no fire in range'}", payload["verdict"]]
     return lines
