@@ -49,7 +49,7 @@ INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
 EXIT_PARITY, EXIT_DIFFERENCES, EXIT_INCONCLUSIVE = 0, 3, 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SideRun:
     """One run of one side: the fire it ran for (``None``: manual), its window, ``succeeded``/``failed``/``running``."""
 
@@ -61,7 +61,7 @@ class SideRun:
     why: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """One fire and its classification; ``accepted`` is the signed-off reason when the difference is accepted."""
 

@@ -91,7 +91,7 @@ def parse_instant(name: str, text: object) -> datetime:
 # -- schedules ------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScheduleVersion:
     """One version of a job's schedule and when it took effect (``None``: from the beginning)."""
 
@@ -187,7 +187,7 @@ def _checked(where: str, rule: Callable[[], _T]) -> _T:
 # -- executions -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Execution:
     """One execution as the REST API lists it; ``start_time`` is its ``-start_time`` argument, if any."""
 
@@ -212,7 +212,7 @@ class Execution:
         return "succeeded"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExecutionsExport:
     """The merged executions (by id), the largest ``count`` the pages declared, and how many copies were merged."""
 
@@ -301,7 +301,7 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
 # -- ledger ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LedgerRow:
     """One window a job recorded; ``logical_date`` only when the ledger has that column."""
 

@@ -39,7 +39,7 @@ EXPLAINED_BY: Final = {
 """The ``explained_by`` name of each decision that does not create a run."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Planned:
     """One fire: its decision, the outage it fell into (if any), its HOPS window and the version in force."""
 
@@ -58,7 +58,7 @@ class Planned:
         return EXPLAINED_BY.get(self.decision)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     """The replay of one side: every fire in ``[start, end)`` of the versions in force, in fire order."""
 
