@@ -99,8 +99,10 @@ def test_a_manual_run_taken_over_by_a_backfill_processes_its_logical_dates_sched
     got = env(dag, taken_over)
     assert got == backfill_window(dag, at(19, 52), offset or 0)
     assert got["HOPS_LOGICAL_DATE"] == "2026-12-03T19:52:00Z"
-    # Airflow 3.0 makes such a manual run with run_after at its logical date, the inferred interval's end.
-    on_3_0 = run("backfill", (interval.start, interval.end), logical_date=at(19, 52), run_after=at(19, 52))
+    # Airflow 3.0 makes such a manual run with run_after at its logical date, the inferred interval's end, and
+    # before 3.3 the takeover keeps the manual run's conf: its window was that run's, not the backfill's.
+    conf = {"hops_window": {"start_time": "2026-12-03T00:00:00Z", "end_time": "2026-12-03T01:00:00Z"}}
+    on_3_0 = run("backfill", (interval.start, interval.end), logical_date=at(19, 52), run_after=at(19, 52), conf=conf)
     assert env(dag, on_3_0) == got
 
 

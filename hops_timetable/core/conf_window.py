@@ -43,7 +43,9 @@ CONF_KEY: Final = "hops_window"
 
 WINDOW_KEYS: Final = ("start_time", "end_time", "logical_date")
 
-SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", "backfill"})
+BACKFILL_RUN_TYPE: Final = "backfill"
+
+SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", BACKFILL_RUN_TYPE})
 """Run types that get the window of their data interval. Every other type (``manual``, ``asset_triggered``,
 ``operator_triggered``, ...) is a run "from outside", which in Hopsworks has a window only when one is passed."""
 
@@ -260,7 +262,8 @@ def resolve_run_window(
 ) -> tuple[dict[str, str], str | None]:
     """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source.
 
-    1. A window in ``conf["hops_window"]`` sets all three variables, for every run type (source ``"conf"``).
+    1. A window in ``conf["hops_window"]`` sets all three variables, for every run type but ``backfill`` (source
+       ``"conf"``): a backfill run processes its scheduled window, whatever the conf it carries.
     2. Otherwise ``HOPS_*`` entries of *explicit* (the variables the DAG author set on the operator) are kept.
     3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
        interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval (``run_after``
@@ -275,7 +278,12 @@ def resolve_run_window(
     code must check for the variables). Raises :class:`HopsWindowError` for a bad conf window; non-``HOPS_*`` keys
     of *explicit* are ignored.
     """
-    passed = parse_conf_window(conf)
+    kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
+    # A backfill replays the scheduled windows of its range. Its runs' conf is the one backfill-wide conf, or, for a
+    # run it took over, the taken-over run's own (Airflow before 3.3 keeps a manual run's conf), so a window in it is
+    # no window of this run and is left out (the log line says so).
+    ignored = kind == BACKFILL_RUN_TYPE and isinstance(conf, Mapping) and CONF_KEY in conf
+    passed = None if ignored else parse_conf_window(conf)
     if passed is not None:
         return passed.as_env(), "conf"
     own: dict[str, str] = {}
@@ -285,12 +293,15 @@ def resolve_run_window(
             if not isinstance(value, str):
                 raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
             own[key] = value
-    kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return own, ("operator env" if own else None)
     window, source = _scheduler_window(data_interval, run_after, logical_date, offset_seconds, replay, run_id)
     values = {**window.as_env(), **own}
-    return {key: values[key] for key in HOPS_ENV_KEYS}, (f"{source} and operator env" if own else source)
+    if own:
+        source = f"{source} and operator env"
+    if ignored:
+        source = f'{source}; conf["{CONF_KEY}"] ignored: a backfill run processes its scheduled window'
+    return {key: values[key] for key in HOPS_ENV_KEYS}, source
 
 
 def resolve_hops_env(
