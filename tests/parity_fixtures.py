@@ -171,6 +171,12 @@ def scenarios() -> list[Scenario]:
                 hourly(16),
             ],
         ),
+        Scenario(
+            "manual_with_window",
+            schedule(),
+            # 14:00 never launched; someone ran the job by hand at 14:37 with that fire's -start_time.
+            [hourly(11), hourly(12), hourly(13), late(14, at(14, 37, 51, 230)), hourly(15), hourly(16)],
+        ),
         Scenario("schedule_edit", schedule(), edit, extra={"edit": {"effectiveFrom": millis(at(15, 30))}}),
         Scenario("in_flight", schedule(), [hourly(11), hourly(12), hourly(13, state="RUNNING", final="UNDEFINED")]),
     ]

@@ -42,6 +42,7 @@ def test_every_edge_case_of_the_issue_has_a_scenario() -> None:
         "max_catchup_drops",
         "reruns",
         "manual_runs",
+        "manual_with_window",
         "schedule_edit",
         "in_flight",
     }
