@@ -245,7 +245,7 @@ PAST_THE_END = {  # an outage running past the range: its catch-up, after the ra
 }
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(histories())
 @example(PAST_THE_END)
 def test_windows_are_recovered_exactly_and_the_meaning_detected_or_refused(h: dict[str, object]) -> None:
@@ -270,7 +270,7 @@ def test_windows_are_recovered_exactly_and_the_meaning_detected_or_refused(h: di
         assert window is not None and (window.start, window.end) == (interval_start, fire)
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(histories())
 def test_page_order_and_splits_change_nothing(h: dict[str, object]) -> None:
     schedule, items, _ = _synthesize(h)
@@ -283,7 +283,7 @@ def test_page_order_and_splits_change_nothing(h: dict[str, object]) -> None:
     assert reports[0] == reports[1]
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(histories(), st.sampled_from([3600, 900]))
 def test_an_offset_off_on_the_airflow_side_shifts_every_window(h: dict[str, object], extra: int) -> None:
     schedule, items, expected = _synthesize(h)
@@ -308,7 +308,7 @@ def test_an_offset_off_on_the_airflow_side_shifts_every_window(h: dict[str, obje
     assert report.exit_status == (3 if ran else 4)
 
 
-@settings(max_examples=examples(200))
+@settings(max_examples=examples(100))
 @given(histories())
 def test_the_wrong_meaning_stated_never_gives_parity(h: dict[str, object]) -> None:
     schedule, items, expected = _synthesize(h)
