@@ -113,3 +113,20 @@ def test_the_export_script_pages_the_executions_and_parity_reads_them(hopsworks:
     report = json.loads(parity.stdout)
     assert parity.returncode == 3 and report["summary"]["missing_in_hopsworks"] == 1  # as tests/data expects
     assert report["start_time"]["meaning"] == "fire" and len(report["manual"]) == 1
+
+
+def test_an_empty_listing_has_no_items_and_ends_the_export(hopsworks: str, tmp_path: Path) -> None:
+    _Hopsworks.items = []
+    (tmp_path / "export_hopsworks.py").write_text(_script())
+    env = {"HOPSWORKS_HOST": hopsworks, "HOPSWORKS_PROJECT_ID": "119", "HOPSWORKS_API_KEY": "secret-key"}
+    done = subprocess.run(
+        [sys.executable, "export_hopsworks.py", "daily_features"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "daily_features: 0 executions in 1 page(s)"
+    assert json.loads((tmp_path / "daily_features.executions.json").read_text()) == [{"href": "x", "count": 0}]
