@@ -304,31 +304,9 @@ def resolve_run_window(
     return {key: values[key] for key in HOPS_ENV_KEYS}, source
 
 
-def resolve_hops_env(
-    *,
-    run_type: str | None,
-    data_interval: tuple[datetime, datetime] | None,
-    conf: Mapping[str, Any] | None,
-    offset_seconds: int | None,
-    explicit: Mapping[str, str] | None = None,
-    run_after: datetime | None = None,
-    logical_date: datetime | None = None,
-    replay: Replay | None = None,
-    run_id: str | None = None,
-) -> dict[str, str]:
-    """The ``HOPS_*`` variables of :func:`resolve_run_window`, without their source."""
-    values, _ = resolve_run_window(
-        run_type=run_type,
-        data_interval=data_interval,
-        conf=conf,
-        offset_seconds=offset_seconds,
-        explicit=explicit,
-        run_after=run_after,
-        logical_date=logical_date,
-        replay=replay,
-        run_id=run_id,
-    )
-    return values
+def resolve_hops_env(**arguments: Any) -> dict[str, str]:
+    """The ``HOPS_*`` variables of :func:`resolve_run_window` (same keyword arguments), without their source."""
+    return resolve_run_window(**arguments)[0]
 
 
 def check_legacy_args(value: object) -> LegacyArgs | None:
