@@ -1,11 +1,7 @@
 """The Hopsworks tab's HTML: the schedule in words, the next windows, the coverage as a timeline (SVG) and a table.
 
-One page (:func:`build_page`) holds the verdict over the whole history, :data:`PAGE_FIRES` fires in detail and the
-older history summarized in about :data:`HISTORY_ROWS` rows, so its size does not grow with the history and its
-cost follows the runs rather than the fires.
-
-Server-rendered, no script and no front-end build: the page is a plain document shown in the iframe Airflow's UI
-gives a plugin view. Every value that comes from a DAG, a run or its ``conf`` is escaped. Pure: no Airflow import.
+One page (:func:`build_page`): the verdict over the whole history, :data:`PAGE_FIRES` fires, the older ones summarized.
+Server-rendered, no script, no front-end build; every value from a DAG, a run or its ``conf`` escaped; no Airflow.
 """
 
 from __future__ import annotations
