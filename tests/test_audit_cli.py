@@ -239,3 +239,11 @@ def test_a_million_fires_are_audited_from_their_runs_with_bounded_output(
     assert dag["dropped_by_design"] == 1_000_000 - 24 and dag["expected_windows"] == 24
     assert [(h["count"], h["status"]) for h in dag["history"]] == [(999_976, Decision.DROPPED_BOUND.value), (24, "ran")]
     assert len(out.encode()) < 300_000
+    # A plan of a million runs is counted from the stretches, never listed fire by fire, and never carried out.
+    argv = ["audit", "--api", "http://airflow.invalid", "--token", "t", "--now", iso(deployed), "--repair"]
+    status = main([*argv, "--include-dropped", "--dry-run"])
+    out, _ = capsys.readouterr()
+    assert status == 0 and "repair: 999,976 run(s), too many to list (a dry run lists up to 10,000)" in out
+    assert "--repair would create 999,976 run(s): more than --max-runs 100, so it would refuse" in out
+    assert main([*argv, "--include-dropped", "--max-runs", "1000"]) == 2
+    assert airflow.writes() == []

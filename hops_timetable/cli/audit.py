@@ -548,7 +548,7 @@ def _text(item: Audited, limit: int) -> list[str]:
             plan.append(f"  {step.describe()}{done}")
         plan.append(f"  {_runs_in(item.repair)} run(s) in all")
     elif item.planned:
-        plan = ["", f"repair: {item.planned:,} run(s), more than the plan lists (see --max-runs)"]
+        plan = ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {_SHOWN_PLAN:,})"]
     return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
 
 
