@@ -529,5 +529,5 @@ def cmd_import(args: argparse.Namespace) -> int:
     # Errors go to stderr only, once each; the text on stdout names the failed schedules without repeating them.
     for r in failed:
         for err in r.errors:
-            print(f"{PROG} import: error: {r.label}: {err}", file=sys.stderr)
+            print(f"{PROG}: error: {r.label}: {err}", file=sys.stderr)
     return 2 if failed else 0
