@@ -59,7 +59,6 @@ class Row:
 class Comparison:
     settings: ScheduleSettings
     now: datetime
-    clock_frozen: bool
     rows: list[Row]
     notes: list[str]
 
@@ -250,7 +249,7 @@ def _align(
     ]
     if not frozen:
         notes.append("no --now given: all three were asked at the real clock")
-    return Comparison(settings=settings, now=now, clock_frozen=frozen, rows=rows, notes=notes)
+    return Comparison(settings=settings, now=now, rows=rows, notes=notes)
 
 
 def _offset_reason(offset: int | None) -> str:
