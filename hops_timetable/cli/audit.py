@@ -131,12 +131,12 @@ class Client:
                 api.rstrip("/") + "/auth/token", json={"username": username, "password": password}, timeout=timeout
             )
         except httpx.HTTPError as exc:
-            raise AuditError(f"cannot reach {api}: {exc}") from None
+            raise AuditError(f"cannot reach {api[:200]}: {str(exc)[:300]}") from None
         if response.status_code >= 400:
-            raise AuditError(f"login as {username!r} at {api}/auth/token failed: HTTP {response.status_code}")
+            raise AuditError(f"login as {short_repr(username)} at {api[:200]}/auth/token: HTTP {response.status_code}")
         token = response.json().get("access_token")
         if not isinstance(token, str):
-            raise AuditError(f"{api}/auth/token answered without an access_token")
+            raise AuditError(f"{api[:200]}/auth/token answered without an access_token")
         return token
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
