@@ -4,8 +4,9 @@ The package supports each Airflow 3 minor from 3.0 on. Airflow moves or reshapes
 between minors; each such touch point lives here, as a small function or name, with the versions it covers and the
 reason it is needed. No other module of the package imports Airflow internals or tests Airflow's version.
 
-Import cost matters (Airflow loads the timetable in every component), so the timetable imports this module only
-inside the scheduler hook, and the Airflow modules needed by one function are imported inside it.
+Import cost matters (Airflow loads the timetable in every component), so the Airflow modules needed by one function
+are imported inside it. The tests' own version differences (driving Airflow's scheduler code by hand) live in the
+test tree, not here.
 
 What the scheduler hook calls never raises: the scheduler swallows exceptions from a timetable and then silently
 stops scheduling the DAG, so a failed look-up answers "unknown" (``None``, or "taken").
@@ -40,10 +41,8 @@ __all__ = [
     "api_user",
     "builtin_next_dagrun_info",
     "dag_bag_class",
-    "dag_next_dagrun_info",
     "dag_pause_flags",
     "dag_runs",
-    "dag_serialization_class",
     "executing_task",
     "frozen_builtin_clock",
     "logical_date_taken",
@@ -53,7 +52,6 @@ __all__ = [
     "require_dag_read",
     "scheduler_session",
     "serialized_dag",
-    "store_next_dagrun",
     "stored_time_restriction",
     "task_decorator_factory",
     "time_restriction",
@@ -156,19 +154,6 @@ def dag_bag_class() -> Any:
     return importlib.import_module(module).DagBag
 
 
-def dag_serialization_class() -> Any:
-    """The class that serializes a DAG as the dag-processor stores it and deserializes it as the scheduler reads it.
-
-    ``DagSerialization`` from 3.2; ``SerializedDAG`` (the same ``to_dict``/``from_dict`` and
-    ``serialize_dag``/``deserialize_dag`` class methods) in 3.0 and 3.1. Used by the tests to build the scheduler's
-    view of a DAG.
-    """
-    from airflow.serialization import serialized_objects
-
-    name = "DagSerialization" if AIRFLOW_VERSION >= (3, 2) else "SerializedDAG"
-    return getattr(serialized_objects, name)
-
-
 def executing_task(context: Mapping[str, Any]) -> Any:
     """The operator instance that is about to run, from a task's context (in a ``pre_execute`` hook, say).
 
@@ -179,20 +164,6 @@ def executing_task(context: Mapping[str, Any]) -> Any:
     """
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
-
-
-def dag_next_dagrun_info(dag: Any, last: DagRunInfo | None) -> DagRunInfo | None:
-    """The next run of the scheduler's DAG *dag* after *last*, as the scheduler and dag-processor compute it.
-
-    3.2 made the argument the last run's ``DagRunInfo`` (``last_automated_run_info``, keyword-only); 3.0 and 3.1
-    take its data interval (``last_automated_dagrun``). Used by the tests to drive Airflow's own run creation.
-    """
-    if AIRFLOW_VERSION >= (3, 2):
-        result: DagRunInfo | None = dag.next_dagrun_info(last_automated_run_info=last)
-        return result
-    interval = None if last is None else last.data_interval
-    older: DagRunInfo | None = dag.next_dagrun_info(interval)
-    return older
 
 
 def scheduler_session(dag_model: Any) -> Session | None:
@@ -343,21 +314,3 @@ def dag_runs(session: Session, dag_id: str, run_id: str | None = None) -> list[A
     if run_id is not None:
         query = query.where(DagRun.run_id == run_id)
     return list(session.scalars(query))
-
-
-def store_next_dagrun(dag_model: Any, dag: Any, run: Any) -> None:
-    """Have Airflow store *dag*'s next run in *dag_model* after the created run *run*, as the scheduler does.
-
-    3.3 made the argument the run to continue from, whatever its type (``reference_run``); 3.2 called it
-    ``last_automated_run``; 3.0 and 3.1 take the last automated run's data interval (``last_automated_dag_run``).
-    Used by the tests of timetable switches.
-    """
-    if AIRFLOW_VERSION >= (3, 3):
-        dag_model.calculate_dagrun_date_fields(dag=dag, reference_run=run)
-    elif AIRFLOW_VERSION >= (3, 2):
-        dag_model.calculate_dagrun_date_fields(dag=dag, last_automated_run=run)
-    else:
-        from airflow.timetables.base import DataInterval
-
-        interval = DataInterval(run.data_interval_start, run.data_interval_end)
-        dag_model.calculate_dagrun_date_fields(dag=dag, last_automated_dag_run=interval)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
+import airflow_versions
 import pytest
 import time_machine
 from airflow.models.backfill import _get_info_list
@@ -59,7 +60,7 @@ def scheduled(dag: Any, now: datetime, count: int) -> list[DagRunInfo]:
     last = None
     with time_machine.travel(now, tick=False):
         while len(runs) < count:
-            info = _compat.dag_next_dagrun_info(dag, last)
+            info = airflow_versions.dag_next_dagrun_info(dag, last)
             if info is None:
                 break
             runs.append(info)
@@ -229,7 +230,7 @@ def follow(dag: Any, reference: DagRun, count: int, now: datetime) -> list[DagRu
     out: list[DagRunInfo] = []
     with time_machine.travel(now, tick=False):
         for _ in range(count):
-            _compat.store_next_dagrun(model, dag, reference)
+            airflow_versions.store_next_dagrun(model, dag, reference)
             assert model.next_dagrun_data_interval is not None
             info = DagRunInfo(
                 run_after=model.next_dagrun_create_after, data_interval=model.next_dagrun_data_interval, **NO_PARTITION

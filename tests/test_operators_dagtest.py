@@ -197,8 +197,7 @@ def test_a_scheduled_run_shows_the_offset_window(dag_module: ModuleType, out_dir
     from airflow.utils.session import create_session
     from airflow.utils.state import DagRunState, TaskInstanceState
     from airflow.utils.types import DagRunTriggeredByType, DagRunType
-
-    from hops_timetable._compat import dag_serialization_class
+    from airflow_versions import dag_serialization_class
 
     run(dag_module, out_dir, logical_date=None)  # makes sure the DAG is in the metadata database
     for old in out_dir.glob("*.json"):

@@ -10,6 +10,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+import airflow_versions
 import pytest
 import time_machine
 from airflow.models.backfill import _get_info_list
@@ -39,7 +40,7 @@ def parse(tmp_path: Path, body: str) -> tuple[dict[str, Any], dict[str, str]]:
     path = tmp_path / "dags.py"
     path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
     bag = _compat.dag_bag_class()(dag_folder=str(tmp_path))
-    serializer = _compat.dag_serialization_class()
+    serializer = airflow_versions.dag_serialization_class()
     dags = {dag_id: serializer.from_dict(serializer.to_dict(dag)) for dag_id, dag in bag.dags.items()}
     return dags, {Path(k).name: str(v) for k, v in bag.import_errors.items()}
 
@@ -52,7 +53,7 @@ def scheduled(dag: Any, now: datetime, limit: int = 50) -> list[DagRunInfo]:
     runs: list[DagRunInfo] = []
     last = None
     with time_machine.travel(now, tick=False):
-        while (info := _compat.dag_next_dagrun_info(dag, last)) is not None and info.run_after <= now:
+        while (info := airflow_versions.dag_next_dagrun_info(dag, last)) is not None and info.run_after <= now:
             runs.append(info)
             last = info
             assert len(runs) < limit

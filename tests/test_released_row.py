@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import airflow_versions
 import pendulum
 import time_machine
 from airflow.timetables.base import DataInterval, TimeRestriction
 
-from hops_timetable import _compat
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.window import hops_window
 from hops_timetable.timetable import HopsworksTimetable
@@ -29,7 +29,7 @@ UTC = timezone.utc
 def stored_timetable(data: dict[str, Any]) -> Any:
     """The timetable of the row, as the scheduler loads it: the whole row where this Airflow reads its format."""
     try:
-        return _compat.dag_serialization_class().from_dict(data).timetable
+        return airflow_versions.dag_serialization_class().from_dict(data).timetable
     except ValueError as exc:
         if "Unsure how to deserialize version" not in str(exc):
             raise

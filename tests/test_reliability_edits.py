@@ -23,11 +23,11 @@ import time_machine
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.timetables.base import DagRunInfo
+from airflow_versions import dag_next_dagrun_info, dag_serialization_class
 from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hops_timetable._compat import dag_next_dagrun_info, dag_serialization_class
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.timetable import HopsworksTimetable

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import airflow_versions
 import pytest
 import time_machine
 from airflow.models.backfill import _get_info_list
@@ -22,7 +23,7 @@ from airflow.utils.types import DagRunType
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hops_timetable import HopsworksTimetable, _compat, hops_schedule
+from hops_timetable import HopsworksTimetable, hops_schedule
 from hops_timetable.core.conf_window import RunWindowError
 from hops_timetable.core.run_offset import mark_offset, marked_offset
 from hops_timetable.core.window import format_hops_time
@@ -75,7 +76,7 @@ def env(dag: Any, dag_run: RuntimeDagRun) -> dict[str, str]:
 
 def backfill_window(dag: Any, logical_date: datetime, offset: int) -> dict[str, str]:
     """The window Airflow's own backfill gives *logical_date*, shifted by the offset."""
-    serializer = _compat.dag_serialization_class()
+    serializer = airflow_versions.dag_serialization_class()
     scheduler_view = serializer.from_dict(serializer.to_dict(dag))
     with time_machine.travel(at(23, 0), tick=False):
         (info,) = _get_info_list(from_date=logical_date, to_date=logical_date, reverse=False, dag=scheduler_view)

@@ -15,12 +15,13 @@ from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
+from airflow_versions import dag_next_dagrun_info, dag_serialization_class
 from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
-from hops_timetable._compat import builtin_next_dagrun_info, dag_next_dagrun_info, dag_serialization_class
+from hops_timetable._compat import builtin_next_dagrun_info
 from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.timetable import HopsTimetableWarning
 
