@@ -141,6 +141,8 @@ def test_a_million_fires_of_history_make_pages_of_bounded_size_with_links_to_old
         "older": "?page=1",
     }
     assert [f["fire"] for f in data["fires"]][-1] == _hops(START + 1_000_400 * MINUTE)
+    # The runs listed are those of the page's fires; the conf window a year back meets none of theirs.
+    assert {r["run_id"] for r in data["runs"]} == {r for f in data["fires"] for r in f["run_ids"]}
     for number in (1, 2_500, newest.pages - 1, newest.pages + 5):
         page = build_page(settings, runs, now, number)
         assert page.number == min(number, newest.pages - 1)

@@ -7,7 +7,7 @@ Server-rendered, no script, no front-end build; every value from a DAG, a run or
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from html import escape
 from typing import Any
@@ -449,22 +449,19 @@ def dag_page(
 def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
     """The JSON twin of :func:`dag_page`'s coverage part: the verdict over the whole history, this page's fires,
     the spans among them and the older history's newest stretches; bounded like the page."""
-    cov = page.coverage
     hist = page.history
-    data = cov.as_json()
-    fires = cov.fires
-    lo = fires[0].window.start if fires else None
-    hi = fires[-1].window.end if fires else None
+    fires = page.coverage.fires
     on_page = {r for f in fires for r in f.run_ids}
 
-    def near(item: dict[str, Any]) -> bool:
-        if item["run_id"] in on_page:
+    def near(item: RunWindow) -> bool:
+        # The runs of this page's fires, and those whose window meets theirs: the JSON stays the page's size.
+        if item.run.run_id in on_page:
             return True
-        start, end = item.get("HOPS_START_TIME"), item.get("HOPS_END_TIME")
-        if lo is None or hi is None or start is None or end is None:
-            return False
-        # HOPS times are one fixed-width format, so they compare as text.
-        return bool(start < _t(hi) and _t(lo) < end)
+        w = item.window
+        return bool(fires) and w is not None and w.start < fires[-1].window.end and fires[0].window.start < w.end
+
+    cov = replace(page.coverage, runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :])
+    data = cov.as_json()
 
     data.update(
         {
@@ -472,7 +469,6 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
             "ok": hist.ok,
             "verdict": hist.verdict(),
             "counts": hist.counts(),
-            "runs": [r for r in data["runs"] if near(r)][-2 * PAGE_FIRES :],
             "gaps": data["gaps"][-SPAN_ROWS:],
             "dropped": data["dropped"][-SPAN_ROWS:],
             "duplicates": [s.as_json() for s in _near(page, cov.duplicates)][-SPAN_ROWS:],
