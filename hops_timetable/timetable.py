@@ -52,7 +52,7 @@ from hops_timetable.core.validation import (
     check_window_start,
     short_repr,
 )
-from hops_timetable.core.window import HopsWindow, as_utc, hops_window
+from hops_timetable.core.window import HopsWindow, as_utc, hops_window, window_rule
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
@@ -139,7 +139,7 @@ class HopsworksTimetable(Timetable):
     :param start_time_offset_seconds: ``None`` (the window starts at the previous fire) or seconds >= 0 by which
         the HOPS window is moved earlier.
     :param end_time_offset_seconds: accepted for compatibility with Hopsworks' schedule DTO and ignored, as
-        Hopsworks ignores it: ``HOPS_END_TIME`` is always ``HOPS_START_TIME`` plus the cron interval.
+        Hopsworks ignores it: ``HOPS_END_TIME`` is the fire moved by ``start_time_offset_seconds`` alone.
     :param max_catchup_runs: ``None`` (no bound) or the most runs made for the fires missed during an outage; only
         the newest are made. The DAG's ``catchup=False`` means 1.
     :param skip_to_date: fires before this aware datetime are never run.
@@ -199,7 +199,7 @@ class HopsworksTimetable(Timetable):
         if self._end_time_offset_seconds is not None:
             warnings.warn(
                 f"end_time_offset_seconds={self._end_time_offset_seconds} is ignored, as in Hopsworks: "
-                "HOPS_END_TIME is always HOPS_START_TIME plus the cron interval",
+                "HOPS_END_TIME is the fire moved by start_time_offset_seconds alone",
                 HopsTimetableWarning,
                 stacklevel=2,
             )
@@ -241,18 +241,13 @@ class HopsworksTimetable(Timetable):
     catchup: _Setting[bool | None] = _Setting("The DAG's catchup, when the timetable was given it.")
 
     def _describe(self) -> str:
-        offset = self.start_time_offset_seconds
-        if offset:
-            window = f"HOPS_START_TIME = previous fire - {_seconds_text(offset)}"
-        else:
-            window = "HOPS_START_TIME = previous fire"
         catchup = (
             "all missed fires are replayed when catchup=True"
             if self.max_catchup_runs is None
             else f"at most the newest {self.max_catchup_runs} missed fire(s) are replayed when catchup=True"
         )
         text = (
-            f"{self._cron.describe()} (UTC). Window: {window}, HOPS_END_TIME = start + cron interval. "
+            f"{self._cron.describe()} (UTC). Window: {window_rule(self.start_time_offset_seconds)}. "
             f"Catch-up: {catchup}; catchup=False runs only the newest."
         )
         if self.skip_to_date is not None:
@@ -680,10 +675,3 @@ def _payload_arguments(data: object) -> dict[str, Any]:
         except ArgumentError as exc:
             raise fail(key, data.get(key), str(exc)) from None
     return arguments
-
-
-def _seconds_text(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
-    return " ".join(p for p in parts if p) or "0 s"

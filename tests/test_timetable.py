@@ -210,7 +210,7 @@ def test_hops_schedule_returns_the_dag_arguments() -> None:
 def test_summary_and_description() -> None:
     timetable = HopsworksTimetable(HOURLY, start_time_offset_seconds=3600, max_catchup_runs=24)
     assert timetable.summary == HOURLY
-    assert "previous fire - 1 h" in timetable.description
+    assert "HOPS_START_TIME = HOPS_LOGICAL_DATE - 1 h, HOPS_END_TIME = fire - 1 h" in timetable.description
     assert "24" in timetable.description
     assert len(timetable.description) <= 1000
 

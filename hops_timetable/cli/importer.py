@@ -449,7 +449,7 @@ def _flags(
     if end_offset is not None:
         out.warnings.append(
             f"endTimeOffsetSeconds={short_repr(end_offset)} is ignored, as Hopsworks ignores it: "
-            "HOPS_END_TIME is always HOPS_START_TIME plus the cron interval"
+            "HOPS_END_TIME is the fire moved by startTimeOffsetSeconds alone"
         )
     max_catchup = obj.get("maxCatchupRuns")
     valid_max = check("maxCatchupRuns", lambda: check_catchup_runs("maxCatchupRuns", max_catchup))

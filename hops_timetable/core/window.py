@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-__all__ = ["HOPS_ENV_KEYS", "TICK", "HopsWindow", "as_utc", "format_hops_time", "hops_window", "parse_hops_time"]
+__all__ = [
+    "HOPS_ENV_KEYS",
+    "TICK",
+    "HopsWindow",
+    "as_utc",
+    "duration_text",
+    "format_hops_time",
+    "hops_window",
+    "parse_hops_time",
+    "window_rule",
+]
 
 HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
@@ -102,3 +112,21 @@ def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds
     end = as_utc(interval_end)
     shift = timedelta(seconds=offset_seconds or 0)
     return HopsWindow(start=start - shift, end=end - shift, logical_date=start)
+
+
+def duration_text(seconds: int) -> str:
+    """Whole seconds in words: ``3600`` is ``1 h``, ``5430`` is ``1 h 30 min 30 s``."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
+    return " ".join(p for p in parts if p) or "0 s"
+
+
+def window_rule(offset_seconds: int | None) -> str:
+    """The rule of :func:`hops_window` in words, as the timetable's description, the tools and the tab say it."""
+    shift = f" - {duration_text(offset_seconds)}" if offset_seconds else ""
+    return (
+        "HOPS_LOGICAL_DATE = previous fire (the start date, for a first window clamped to it), "
+        f"HOPS_START_TIME = HOPS_LOGICAL_DATE{shift}, HOPS_END_TIME = fire{shift}"
+    )
+

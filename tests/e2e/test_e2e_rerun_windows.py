@@ -170,7 +170,7 @@ with DAG("edited", is_paused_upon_creation=False, **hops_schedule("0/10 * * * * 
 
     def reparsed() -> bool | None:
         details = stack.api("GET", "/api/v2/dags/edited/details")
-        return True if "previous fire - 3 s" in (details.get("timetable_description") or "") else None
+        return True if "HOPS_LOGICAL_DATE - 3 s" in (details.get("timetable_description") or "") else None
 
     stack.wait_until(reparsed, 120, what="the edit parsed")
     before = [run for run in stack.runs("edited") if run.created_at is not None and run.created_at < written_at]
