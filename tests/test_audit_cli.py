@@ -236,6 +236,7 @@ def test_a_million_fires_are_audited_from_their_runs_with_bounded_output(
     out, _ = capsys.readouterr()
     (dag,) = json.loads(out)["dags"]
     assert status == 0 and dag["fires_total"] == 1_000_000 and len(dag["fires"]) == 60
+    assert sorted(r["run_id"] for r in dag["runs"]) == sorted(r for f in dag["fires"] for r in f["run_ids"])
     assert dag["dropped_by_design"] == 1_000_000 - 24 and dag["expected_windows"] == 24
     assert [(h["count"], h["status"]) for h in dag["history"]] == [(999_976, Decision.DROPPED_BOUND.value), (24, "ran")]
     assert len(out.encode()) < 300_000

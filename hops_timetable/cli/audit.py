@@ -26,7 +26,7 @@ import os
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
@@ -35,7 +35,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch, history
+from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, RunWindow, Stretch, history
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.validation import short_repr
@@ -446,7 +446,7 @@ class Audited:
 
     def as_json(self, dry_run: bool) -> dict[str, Any]:
         hist = self.history
-        data = self.coverage.as_json()
+        data = replace(self.coverage, runs=_near_runs(self.coverage)).as_json()
         missing = sum(s.count for s in hist.stretches if s.sample.expected and not s.sample.covered)
         dropped = sum(s.count for s in hist.stretches if s.sample.by_design and not s.sample.covered)
         data.update(
@@ -460,7 +460,6 @@ class Audited:
                 "dropped_by_design": dropped,
                 "fires_total": hist.fires,
                 "truncated": len(self.coverage.fires) < hist.fires,
-                "runs": _near_runs(data["runs"], self.coverage),
                 "gaps": [g.as_json() for g in hist.gaps[-JSON_SPANS:]],
                 "gaps_total": len(hist.gaps),
                 "dropped": [d.as_json() for d in hist.dropped[-JSON_SPANS:]],
@@ -483,18 +482,13 @@ class Audited:
         }
 
 
-def _near_runs(runs: list[dict[str, Any]], cov: Coverage) -> list[dict[str, Any]]:
+def _near_runs(cov: Coverage) -> list[RunWindow]:
     """The runs of the listed fires and those whose window meets theirs: the JSON stays the size of --limit."""
     if not cov.fires:
         return []
     listed = {r for f in cov.fires for r in f.run_ids}
-    lo, hi = _t(cov.fires[0].window.start), _t(cov.fires[-1].window.end)
-    # HOPS times are one fixed-width format, so they compare as text.
-    return [
-        r
-        for r in runs
-        if r["run_id"] in listed or ("HOPS_START_TIME" in r and r["HOPS_START_TIME"] < hi and lo < r["HOPS_END_TIME"])
-    ]
+    lo, hi = cov.fires[0].window.start, cov.fires[-1].window.end
+    return [w for w in cov.runs if w.run.run_id in listed or (w.window and w.window.start < hi and lo < w.window.end)]
 
 
 def _text(item: Audited, limit: int) -> list[str]:
