@@ -332,6 +332,9 @@ def test_shared_between_threads() -> None:
         ("0 0-5 14 * * ?", "At second 0, minutes 0 through 5, hour 14"),
         ("30 0/5 * * * ?", "Every 5 minutes, at second 30 (Hopsworks requires 0 in the seconds field)"),
         ("@weekly", "At 00:00:00, only on Sunday"),
+        # 5-field lists with day specials: every term is named, not only the first.
+        ("0 0 L,5 * *", "At 00:00:00, on 5 and the last day of the month"),
+        ("0 0 * * 1#1,L5", "At 00:00:00, on the first Monday and the last Friday of the month"),
     ],
 )
 def test_describe(expression: str, text: str) -> None:

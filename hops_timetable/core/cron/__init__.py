@@ -6,9 +6,11 @@ day-of-week 1-7 = SUN-SAT, and the specials ``L``, ``L-n``, ``nW``, ``LW`` (day-
 (day-of-week). Constructs on which those engines disagree are rejected. For Airflow users it also reads 5-field UNIX
 cron and Airflow's ``@`` presets, giving the fire times that Airflow (through croniter) gives the same string.
 
-One idea per module: :mod:`.errors` (the error and its rewrite hint), :mod:`.fields` (the shared vocabulary),
-:mod:`.parse` (reading each field's text), :mod:`.days` (which days of a month fire), :mod:`.engine` (the
-evaluator, :class:`QuartzCron`) and :mod:`.explain` (English prose and lints). Pure: standard library only.
+Text is read once into a frozen, typed parsed form (:mod:`.form`) by :func:`.syntax.parse`, which refuses what is
+not valid (:mod:`.reader` reads a field, :mod:`.quartz` and :mod:`.unix` the day fields and the whole per dialect,
+:mod:`.errors` words the error); :mod:`.engine` (:class:`QuartzCron`, with the calendar of :mod:`.days`) evaluates
+that form, and :mod:`.explain` tells it in English. :mod:`.fields` is the vocabulary they share. Pure: standard
+library only.
 """
 
 from hops_timetable.core.cron.engine import QuartzCron, parse_shared

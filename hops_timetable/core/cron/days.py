@@ -1,11 +1,35 @@
-"""Which days of a month fire, per "month shape" (month, first weekday, leap February)."""
+"""The calendar the evaluator walks: an instant as UTC fields, and which days of a month fire, per "month shape"
+(month, first weekday, leap February)."""
 
 from __future__ import annotations
 
 import calendar
-from datetime import date
+from datetime import date, datetime
 
-from hops_timetable.core.cron.fields import _DaySpec
+from hops_timetable.core.cron.fields import LAST_YEAR, UTC
+from hops_timetable.core.cron.form import MonthDays, WeekDays
+
+# (year, month, day, hour, minute, second)
+_Fields = tuple[int, int, int, int, int, int]
+
+
+def utc_fields(dt: datetime) -> tuple[_Fields, int]:
+    """``dt`` (aware in any zone, or naive = UTC) as UTC fields, and its microseconds."""
+    if not isinstance(dt, datetime):
+        raise TypeError(f"expected a datetime, got {type(dt).__name__} {dt!r}")
+    tz = dt.tzinfo
+    if tz is not None and tz is not UTC:
+        off = dt.utcoffset()
+        if off:
+            # A plain datetime keeps subclass arithmetic (pendulum) out of the conversion.
+            try:
+                dt = datetime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond) - off
+            except OverflowError:
+                # Past either end of datetime's range: before every fire, or after every fire.
+                year = 1 if off.days >= 0 else LAST_YEAR + 1
+                return (year, 1, 1, 0, 0, 0), 0
+    return (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second), dt.microsecond
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Calendar tables. Which days of a month fire depends only on the month, its first weekday and (for
@@ -24,23 +48,20 @@ _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 # Day sets
 
 
-def _day_set(dom: _DaySpec | None, dow: _DaySpec | None, shape: int) -> tuple[int, ...]:
-    """Days of a month of the given shape on which the day specs fire (OR when both are given)."""
+def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[int, ...]:
+    """Days of a month of the given shape on which the day rules fire (OR when both are given)."""
     month = shape // 14 + 1
     wd1 = (shape % 14) // 2
     ndays = 29 if shape % 2 else _MONTH_DAYS[month - 1]
-    days: set[int] = set()
     if dom is None and dow is None:
         return tuple(range(1, ndays + 1))
+    days: set[int] = set()
     if dom is not None:
-        kind = dom[0]
-        if kind == "set":
-            days.update(d for d in dom[1] if d <= ndays)
-        elif kind == "L":
-            if ndays - dom[1] >= 1:
-                days.add(ndays - dom[1])
-        elif kind == "W":
-            n = dom[1]
+        days.update(d for d in dom.days if d <= ndays)
+        if dom.before_last is not None and ndays - dom.before_last >= 1:
+            days.add(ndays - dom.before_last)
+        if dom.nearest_weekday is not None:
+            n = dom.nearest_weekday
             wd = (wd1 + n - 1) % 7
             if wd == 5:  # Saturday: the Friday before, unless that leaves the month
                 days.add(n - 1 if n > 1 else n + 2)
@@ -48,29 +69,17 @@ def _day_set(dom: _DaySpec | None, dow: _DaySpec | None, shape: int) -> tuple[in
                 days.add(n + 1 if n < ndays else n - 2)
             else:
                 days.add(n)
-        elif kind == "setL":  # 5-field: listed days and the last day
-            days.update(d for d in dom[1] if d <= ndays)
-            days.add(ndays)
-        else:  # LW
+        if dom.last_weekday:
             wd = (wd1 + ndays - 1) % 7
             days.add(ndays - 1 if wd == 5 else ndays - 2 if wd == 6 else ndays)
     if dow is not None:
-        kind = dow[0]
-        if kind == "set":
-            days.update(d for d in range(1, ndays + 1) if (wd1 + d - 1) % 7 in dow[1])
-        elif kind == "nL":
-            first = 1 + (dow[1] - wd1) % 7
-            days.add(first + 7 * ((ndays - first) // 7))
-        elif kind == "#":
-            d = 1 + (dow[1] - wd1) % 7 + 7 * (dow[2] - 1)
+        if dow.every:
+            days.update(d for d in range(1, ndays + 1) if (wd1 + d - 1) % 7 in dow.every)
+        for wd, k in dow.nth:
+            d = 1 + (wd - wd1) % 7 + 7 * (k - 1)
             if d <= ndays:
                 days.add(d)
-        else:  # "nth", 5-field: any number of k-th weekday and last weekday terms
-            for wd, k in dow[1]:
-                d = 1 + (wd - wd1) % 7 + 7 * (k - 1)
-                if d <= ndays:
-                    days.add(d)
-            for wd in dow[2]:
-                first = 1 + (wd - wd1) % 7
-                days.add(first + 7 * ((ndays - first) // 7))
+        for wd in dow.last:
+            first = 1 + (wd - wd1) % 7
+            days.add(first + 7 * ((ndays - first) // 7))
     return tuple(sorted(days))

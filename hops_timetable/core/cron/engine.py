@@ -1,55 +1,25 @@
-"""The Quartz cron evaluator: the Hopsworks scheduling dialect, evaluated in UTC.
+"""The evaluator: when a parsed cron expression fires, in UTC, to the second.
 
-The dialect is the common ground of Quartz 2.3.2 and cron-utils 9.2.1 (``CronType.QUARTZ``), which is what
-the Hopsworks job scheduler runs: 6 or 7 fields (seconds first, optional year), exactly one of the day
-fields is ``?``, day-of-week 1-7 = SUN-SAT, and the specials ``L``, ``L-n``, ``nW``, ``LW`` (day-of-month)
-and ``L``, ``nL``, ``n#k`` (day-of-week). Constructs on which those engines disagree are rejected.
-
-For Airflow users it also reads 5-field UNIX cron and Airflow's ``@`` presets, giving the fire times that
-Airflow (through croniter) gives the same string, including croniter's reading of when day-of-month and
-day-of-week are OR-ed.
-
-The module is pure: standard library only, never Airflow. A ``QuartzCron`` is parsed once, immutable,
-hashable, picklable and safe to share between threads.
+It reads the parsed form (:mod:`.syntax` makes it, and refuses what is not valid) and answers ``next_after``,
+``prev_before``, ``nth_before`` and ``matches``; the English is :mod:`.explain`'s. Pure: standard library only. A
+``QuartzCron`` is parsed once, immutable, hashable, picklable and safe to share between threads.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from bisect import bisect_left, bisect_right
 from datetime import datetime, timedelta
 
 from hops_timetable.core.cron import explain
-from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set
-from hops_timetable.core.cron.errors import CronSyntaxError
-from hops_timetable.core.cron.fields import (
-    _DOM,
-    _DOW,
-    _HOUR,
-    _MIN,
-    _MON,
-    _PRESETS,
-    _SEC,
-    _TOKEN,
-    _YEAR,
-    LAST_YEAR,
-    MIN_YEAR,
-    UTC,
-    Dialect,
-    _DaySpec,
-    _Item,
-    _py_weekday,
-)
-from hops_timetable.core.cron.parse import _compress, _has_star, _is_odd_space, _Parser, _same_in_quartz
+from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set, _Fields, utc_fields
+from hops_timetable.core.cron.fields import LAST_YEAR, MIN_YEAR, UTC, Dialect
+from hops_timetable.core.cron.form import MonthDays, ParsedCron, WeekDays
+from hops_timetable.core.cron.syntax import parse
 
 __all__ = ["QuartzCron", "parse_shared"]
 
-# ---------------------------------------------------------------------------------------------------------
-# The public class
-
-_Fields = tuple[int, int, int, int, int, int]
+# Every year from 1970 on (no year restriction) shares one tuple and one set.
 _ALL_YEARS = frozenset(range(MIN_YEAR, LAST_YEAR + 1))
 _ALL_YEARS_TUPLE = tuple(range(MIN_YEAR, LAST_YEAR + 1))
 
@@ -59,7 +29,8 @@ class QuartzCron:
 
     ``expression`` is the normalized Quartz string (single spaces, upper case; 5-field cron and presets
     rewritten as Quartz, except UNIX strings with both day fields restricted, which keep their 5-field
-    form because Quartz cannot express their OR). ``source`` is the string as given, stripped.
+    form because Quartz cannot express their OR). ``source`` is the string as given, stripped; ``parsed`` the
+    parsed form. A refused expression raises :class:`~hops_timetable.core.cron.errors.CronSyntaxError`.
     Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
     """
 
@@ -70,7 +41,6 @@ class QuartzCron:
         "_first",
         "_first_dt",
         "_hours",
-        "_items",
         "_last",
         "_last_dt",
         "_minutes",
@@ -78,17 +48,18 @@ class QuartzCron:
         "_mset",
         "_open",
         "_seconds",
-        "_tokens",
         "_years",
         "_yset",
         "dialect",
         "expression",
+        "parsed",
         "source",
     )
 
     expression: str
     source: str
     dialect: Dialect
+    parsed: ParsedCron
     _seconds: tuple[int, ...]
     _minutes: tuple[int, ...]
     _hours: tuple[int, ...]
@@ -97,25 +68,33 @@ class QuartzCron:
     _mset: frozenset[int]
     _yset: frozenset[int]
     _open: bool
-    _dom: _DaySpec | None
-    _dow: _DaySpec | None
+    _dom: MonthDays | None
+    _dow: WeekDays | None
     _cache: dict[int, tuple[int, ...]]
-    _items: tuple[list[_Item], ...]
-    _tokens: tuple[str, ...]
     _first: _Fields | None
     _last: _Fields | None
     _first_dt: datetime | None
     _last_dt: datetime | None
 
     def __init__(self, expression: str) -> None:
-        if not isinstance(expression, str):
-            why = f"a cron expression must be a string, got {type(expression).__name__} {expression!r}"
-            raise CronSyntaxError(why, expression=repr(expression), message=why)
-        source = expression.strip(" \t")
+        parsed = parse(expression)
         setattr_ = object.__setattr__
-        setattr_(self, "source", source)
+        setattr_(self, "parsed", parsed)
+        setattr_(self, "source", parsed.source)
+        setattr_(self, "expression", parsed.expression)
+        setattr_(self, "dialect", parsed.dialect)
         setattr_(self, "_cache", {})
-        self._parse(source)
+        setattr_(self, "_seconds", parsed.seconds)
+        setattr_(self, "_minutes", parsed.minutes)
+        setattr_(self, "_hours", parsed.hours)
+        setattr_(self, "_months", parsed.months)
+        setattr_(self, "_mset", frozenset(parsed.months))
+        years = parsed.years
+        setattr_(self, "_open", years is None)
+        setattr_(self, "_years", _ALL_YEARS_TUPLE if years is None else years)
+        setattr_(self, "_yset", _ALL_YEARS if years is None else frozenset(years))
+        setattr_(self, "_dom", parsed.dom)
+        setattr_(self, "_dow", parsed.dow)
         first: _Fields | None = None
         last: _Fields | None = None
         if not self._open or any(self._fires_in_shape(shape) for shape in self._shapes()):
@@ -125,214 +104,6 @@ class QuartzCron:
         setattr_(self, "_last", last)
         setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
         setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
-
-    # -- parsing ------------------------------------------------------------------------------------------
-
-    def _parse(self, source: str) -> None:
-        setattr_ = object.__setattr__
-        parser = _Parser(source, QuartzCron)
-        if not source:
-            raise parser.fail("the expression is empty", hint="an hourly Quartz schedule is '0 0 * ? * *'")
-        if "|" in source:
-            raise parser.fail(
-                "composite expressions joined with '|' are not supported",
-                hint="schedule one cron expression per DAG",
-            )
-        odd = next((i for i, ch in enumerate(source) if _is_odd_space(ch)), None)
-        if odd is not None:
-            ch = source[odd]
-            spaced = "".join(" " if _is_odd_space(c) else c for c in source)
-            try:
-                QuartzCron(spaced)
-                rewrites: tuple[str, ...] = (spaced,)
-            except CronSyntaxError:
-                rewrites = ()
-            raise CronSyntaxError(
-                f"character U+{ord(ch):04X} ({unicodedata.name(ch, 'control character')}) at position {odd + 1} "
-                "is not a field separator: fields are separated by spaces and tabs only",
-                expression=source,
-                hint=f"write {spaced!r}" if rewrites else "separate the fields with spaces",
-                rewrites=rewrites,
-            )
-        dialect: Dialect = "quartz"
-        text = source
-        if source.startswith("@"):
-            preset = source.lower()
-            if preset in ("@once", "@continuous"):
-                raise parser.fail(
-                    f"{source!r} is not periodic, so it has no cron fire times",
-                    hint="use Airflow's own schedule for it",
-                )
-            if preset not in _PRESETS:
-                raise parser.fail(
-                    f"unknown preset {source!r}, expected one of {', '.join(_PRESETS)}",
-                    hint="or write the schedule as a cron expression",
-                )
-            dialect = "preset"
-            text = _PRESETS[preset]
-            parser = _Parser(text, QuartzCron)
-        matches = list(_TOKEN.finditer(text))
-        tokens = [m.group() for m in matches]
-        starts = [m.start() + 1 for m in matches]
-        if len(tokens) == 5:
-            if dialect == "quartz":
-                dialect = "unix"
-            parser.unix = True
-            parser.refuse_long_numbers(tokens, starts, (_MIN, _HOUR, _DOM, _MON, _DOW))
-            self._parse_unix(parser, tokens, starts, dialect)
-        elif len(tokens) in (6, 7):
-            parser.refuse_long_numbers(tokens, starts, tuple(range(len(tokens))))
-            self._parse_quartz(parser, tokens, starts)
-        else:
-            raise parser.fail(
-                f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(tokens)}",
-                hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
-            )
-        setattr_(self, "dialect", dialect)
-
-    def _store_common(self, sets: list[set[int]], items: list[list[_Item]], years: set[int] | frozenset[int]) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "_seconds", tuple(sorted(sets[_SEC])))
-        setattr_(self, "_minutes", tuple(sorted(sets[_MIN])))
-        setattr_(self, "_hours", tuple(sorted(sets[_HOUR])))
-        setattr_(self, "_months", tuple(sorted(sets[_MON])))
-        setattr_(self, "_mset", frozenset(sets[_MON]))
-        # Every year from 1970 on (the year field is absent or "*") shares one tuple and one set.
-        is_open = len(years) == len(_ALL_YEARS)
-        setattr_(self, "_years", _ALL_YEARS_TUPLE if is_open else tuple(sorted(years)))
-        setattr_(self, "_yset", _ALL_YEARS if is_open else frozenset(years))
-        setattr_(self, "_open", is_open)
-        setattr_(self, "_items", tuple(items))
-
-    def _parse_quartz(self, parser: _Parser, tokens: list[str], starts: list[int]) -> None:
-        setattr_ = object.__setattr__
-        dom_text, dow_text = tokens[_DOM], tokens[_DOW]
-        if dom_text == "?" and dow_text == "?":
-            raise parser.fail(
-                "'?' may be used in only one of day-of-month and day-of-week",
-                _DOW,
-                dow_text,
-                starts[_DOW],
-                "use * in day-of-month and ? in day-of-week for every day",
-                rewrites=(parser.replaced(starts[_DOM], dom_text, "*"),),
-            )
-        if dom_text != "?" and dow_text != "?":
-            # With one field "*", the other one is evidently the restriction meant.
-            if dow_text == "*":
-                evident: tuple[str, ...] = (parser.replaced(starts[_DOW], dow_text, "?"),)
-            elif dom_text == "*":
-                evident = (parser.replaced(starts[_DOM], dom_text, "?"),)
-            else:
-                evident = ()
-            raise parser.fail(
-                "exactly one of day-of-month and day-of-week must be '?'",
-                _DOM,
-                dom_text,
-                starts[_DOM],
-                "use ? in day-of-month when restricting day-of-week, or ? in day-of-week otherwise",
-                rewrites=evident,
-            )
-        sets: list[set[int]] = [set() for _ in range(7)]
-        items: list[list[_Item]] = [[] for _ in range(7)]
-        for f in (_SEC, _MIN, _HOUR, _MON):
-            items[f], sets[f] = parser.field(f, tokens[f], starts[f])
-        dom: _DaySpec | None = None
-        dow: _DaySpec | None = None
-        if dom_text == "?":
-            items[_DOM] = [("?",)]
-            items[_DOW], dow = parser.dow(dow_text, starts[_DOW])
-        else:
-            items[_DOW] = [("?",)]
-            items[_DOM], dom = parser.dom(dom_text, starts[_DOM])
-        if len(tokens) == 7:
-            if tokens[_YEAR] == "?":
-                raise parser.fail("'?' is not allowed in year", _YEAR, "?", starts[_YEAR], fix="*")
-            items[_YEAR], year_values = parser.field(_YEAR, tokens[_YEAR], starts[_YEAR])
-            years = _ALL_YEARS if items[_YEAR] == [("all",)] else frozenset(year_values)
-        else:
-            items[_YEAR], years = [("all",)], _ALL_YEARS
-        self._store_common(sets, items, years)
-        setattr_(self, "_dom", dom)
-        setattr_(self, "_dow", dow)
-        upper = [t.upper() for t in tokens]
-        setattr_(self, "expression", " ".join(upper))
-        setattr_(self, "_tokens", tuple(upper if len(upper) == 7 else [*upper, "*"]))
-
-    def _parse_unix(self, parser: _Parser, tokens: list[str], starts: list[int], dialect: Dialect) -> None:
-        setattr_ = object.__setattr__
-        parser.unix = True
-        sets: list[set[int]] = [set() for _ in range(7)]
-        items: list[list[_Item]] = [[] for _ in range(7)]
-        sets[_SEC], items[_SEC] = {0}, [("value", 0)]
-        # UNIX order: minute hour day-of-month month day-of-week
-        for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
-            items[f], sets[f] = parser.field(f, tokens[i], starts[i])
-        dom_raw, dow_raw = tokens[2], tokens[4]
-        items[_DOM], sets[_DOM], dom_special = parser.unix_dom(dom_raw, starts[2], dow_raw)
-        items[_DOW], sets[_DOW], dow_special = parser.unix_dow(dow_raw, starts[4], dom_raw)
-        dow_values = {v % 7 for v in sets[_DOW]}
-        # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
-        # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
-        # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
-        dom: _DaySpec | None = dom_special
-        if dom is None:
-            dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(sets[_DOM]) == 31 and "*" in dow_raw)
-            dom = None if dom_star else ("set", frozenset(sets[_DOM]))
-        dow: _DaySpec | None = dow_special
-        if dow is None:
-            dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(dow_values) == 7 and "*" in dom_raw)
-            dow = None if dow_star else ("set", frozenset(_py_weekday(v, True) for v in dow_values))
-        items[_YEAR] = [("all",)]
-        if dom is None and dow is not None:
-            items[_DOM] = [("?",)]
-        elif dow is None:
-            items[_DOW] = [("?",)]
-        self._store_common(sets, items, _ALL_YEARS)
-        setattr_(self, "_dom", dom)
-        setattr_(self, "_dow", dow)
-        upper = [t.upper() for t in tokens]
-        # The Quartz spelling: the user's token where Quartz reads it the same, else the values it denotes.
-        time_q = [
-            "*"
-            if items[f] == [("all",)]
-            else upper[i]
-            if _same_in_quartz(items[f], upper[i])
-            else _compress(sorted(sets[f]))
-            for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3))
-        ]
-        expressible = True
-        dom_q = upper[2] if dom_raw != "?" and _same_in_quartz(items[_DOM], upper[2]) else "*"
-        if dom is not None:
-            if dom[0] == "setL":
-                dom_q = "L"
-                expressible = not dom[1]
-            elif dom[0] == "set" and not _same_in_quartz(items[_DOM], upper[2]):
-                dom_q = _compress(sorted(sets[_DOM]))
-            elif dom[0] == "W":
-                dom_q = f"{dom[1]}W"
-        if dow is not None and dow[0] == "nth":
-            terms = [f"{v + 1}#{k}" for kind, v, k in (i for i in items[_DOW] if i[0] == "#")]
-            terms += [f"{i[1] + 1}L" for i in items[_DOW] if i[0] == "nL"]
-            expressible = len(terms) == 1
-            dow_q = terms[0]
-        elif dow_raw in ("*", "?") or (
-            re.fullmatch(r"[A-Z,\-]+", upper[4])
-            and not any(i[0] == "wrap" and len(i) > 3 and i[3] > 1 for i in items[_DOW])
-        ):
-            dow_q = "*" if dow_raw == "?" else upper[4]
-        else:
-            dow_q = _compress(sorted({v % 7 + 1 for v in sets[_DOW]}))
-        if (dom is not None and dow is not None) or not expressible:
-            expression = " ".join(upper)
-            quartz = ["0", upper[0], upper[1], upper[2], upper[3], upper[4] if not expressible else dow_q, "*"]
-        elif dow is not None:
-            quartz = ["0", time_q[0], time_q[1], "?", time_q[2], dow_q]
-            expression = " ".join(quartz)
-        else:
-            quartz = ["0", time_q[0], time_q[1], dom_q, time_q[2], "?"]
-            expression = " ".join(quartz)
-        setattr_(self, "expression", expression)
-        setattr_(self, "_tokens", tuple(quartz if len(quartz) == 7 else [*quartz, "*"]))
 
     # -- immutability, equality, pickling -----------------------------------------------------------------
 
@@ -467,26 +238,9 @@ class QuartzCron:
             j = len(months) - 1
         return None
 
-    @staticmethod
-    def _utc_fields(dt: datetime) -> tuple[_Fields, int]:
-        if not isinstance(dt, datetime):
-            raise TypeError(f"expected a datetime, got {type(dt).__name__} {dt!r}")
-        tz = dt.tzinfo
-        if tz is not None and tz is not UTC:
-            off = dt.utcoffset()
-            if off:
-                # A plain datetime keeps subclass arithmetic (pendulum) out of the conversion.
-                try:
-                    dt = datetime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond) - off
-                except OverflowError:
-                    # Past either end of datetime's range: before every fire, or after every fire.
-                    year = 1 if off.days >= 0 else LAST_YEAR + 1
-                    return (year, 1, 1, 0, 0, 0), 0
-        return (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second), dt.microsecond
-
     def next_after(self, dt: datetime) -> datetime | None:
         """First fire strictly after ``dt`` (aware in any zone, or naive = UTC), in UTC; None if none."""
-        t, _ = self._utc_fields(dt)
+        t, _ = utc_fields(dt)
         last = self._last
         if last is None or t >= last:
             return None
@@ -498,7 +252,7 @@ class QuartzCron:
 
     def prev_before(self, dt: datetime) -> datetime | None:
         """Last fire strictly before ``dt`` (aware in any zone, or naive = UTC), in UTC; None if none."""
-        t, micro = self._utc_fields(dt)
+        t, micro = utc_fields(dt)
         first = self._first
         # With a fraction of a second, the fire at the whole second t itself lies before dt.
         inclusive = micro > 0
@@ -567,7 +321,7 @@ class QuartzCron:
 
     def matches(self, dt: datetime) -> bool:
         """Whether ``dt`` (aware in any zone, or naive = UTC) is exactly a fire time."""
-        (y, mo, d, h, mi, s), micro = self._utc_fields(dt)
+        (y, mo, d, h, mi, s), micro = utc_fields(dt)
         return (
             micro == 0
             and y in self._yset
@@ -610,15 +364,16 @@ class QuartzCron:
 
     def fields(self) -> list[tuple[str, str, str]]:
         """(field name, token, English meaning) for each field of the Quartz form of the expression."""
-        return explain.fields(self)
+        return explain.fields(self.parsed)
 
     def describe(self) -> str:
         """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
-        return explain.describe(self)
+        return explain.describe(self.parsed)
 
     def lints(self, now: datetime | None = None) -> list[str]:
         """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
-        return explain.lints(self, now)
+        next_fire = self.next_after(now if now is not None else datetime.now(UTC))
+        return explain.lints(self.parsed, last_fire=self._last_dt, next_fire=next_fire)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,11 +1,11 @@
 """English for a parsed expression: the schedule in prose, each field's meaning, and lints.
 
-Kept apart from the evaluator, as cronsim keeps its explanation: nothing here decides a fire time."""
+Kept apart from the evaluator, as cronsim keeps its explanation: it reads the parsed form only, and the lints that
+concern fire times are handed those times; nothing here decides one."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from hops_timetable.core.cron.fields import (
     _DIGITS,
@@ -20,22 +20,20 @@ from hops_timetable.core.cron.fields import (
     _YEAR,
     LAST_YEAR,
     MIN_YEAR,
-    UTC,
-    _Item,
     _value_word,
 )
+from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, ParsedCron, unhandled
 
-if TYPE_CHECKING:
-    from hops_timetable.core.cron.engine import QuartzCron
+__all__ = ["describe", "fields", "lints"]
 
 
-def fields(self: QuartzCron) -> list[tuple[str, str, str]]:
+def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
     """(field name, token, English meaning) for each field of the Quartz form of the expression."""
     rows: list[tuple[str, str, str]] = []
     for f in range(7):
-        token = self._tokens[f]
-        rows.append((_FIELD_NAMES[f], token, _field_meaning(f, self._items[f], self.dialect != "quartz")))
-    if self._dom is not None and self._dow is not None:
+        token = cron.tokens[f]
+        rows.append((_FIELD_NAMES[f], token, _field_meaning(f, cron.items[f], cron.dialect != "quartz")))
+    if cron.dom is not None and cron.dow is not None:
         rows = [
             (name, token, meaning + (" (either day field may match)" if name.startswith("day-") else ""))
             for name, token, meaning in rows
@@ -43,61 +41,62 @@ def fields(self: QuartzCron) -> list[tuple[str, str, str]]:
     return rows
 
 
-def describe(self: QuartzCron) -> str:
+def describe(cron: ParsedCron) -> str:
     """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
-    unix = self.dialect != "quartz"
-    parts = [_describe_time(self._seconds, self._minutes, self._hours, self._items)]
-    dom_phrase = None if self._dom is None else _dom_phrase(self._items[_DOM])
-    dow_phrase = None if self._dow is None else _dow_phrase(self._items[_DOW], unix)
+    unix = cron.dialect != "quartz"
+    parts = [_describe_time(cron.seconds, cron.minutes, cron.hours, cron.items)]
+    dom_phrase = None if cron.dom is None else _dom_phrase(cron.items[_DOM])
+    dow_phrase = None if cron.dow is None else _dow_phrase(cron.items[_DOW], unix)
     if dom_phrase and dow_phrase:
         parts.append(f"{dom_phrase} or {dow_phrase.removeprefix('only ')}")
     elif dom_phrase or dow_phrase:
         parts.append(dom_phrase or dow_phrase or "")
-    if self._items[_MON] != [("all",)]:
-        parts.append(_list_phrase(_MON, self._items[_MON], unix, "only in ", "in "))
-    if self._items[_YEAR] != [("all",)]:
-        parts.append(_list_phrase(_YEAR, self._items[_YEAR], unix, "in ", "in "))
+    if cron.items[_MON] != (ALL,):
+        parts.append(_list_phrase(_MON, cron.items[_MON], unix, "only in ", "in "))
+    if cron.items[_YEAR] != (ALL,):
+        parts.append(_list_phrase(_YEAR, cron.items[_YEAR], unix, "in ", "in "))
     text = ", ".join(parts)
-    if self._seconds != (0,):
+    if cron.seconds != (0,):
         text += " (Hopsworks requires 0 in the seconds field)"
     return text
 
 
-def lints(self: QuartzCron, now: datetime | None = None) -> list[str]:
-    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
+def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime | None) -> list[str]:
+    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks.
+
+    ``last_fire`` is the expression's last fire time (None: it never fires), ``next_fire`` its next one from now.
+    """
     out: list[str] = []
-    if self._seconds != (0,):
-        out.append(f"the seconds field is {self._tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
-    if len(self._seconds) > 1:
-        out.append(f"fires {len(self._seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
+    if cron.seconds != (0,):
+        out.append(f"the seconds field is {cron.tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
+    if len(cron.seconds) > 1:
+        out.append(f"fires {len(cron.seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
     for f, span, unit in ((_SEC, 60, "second"), (_MIN, 60, "minute"), (_HOUR, 24, "hour"), (_MON, 12, "month")):
-        for item in self._items[f]:
+        for item in cron.items[f]:
             lo = 1 if f == _MON else 0
-            if item[0] == "range" and item[3] > 1 and item[1] == lo and item[2] == lo + span - 1:
-                step = item[3]
+            if item.kind is ItemKind.RANGE and item.step > 1 and item.value == lo and item.end == lo + span - 1:
+                step = item.step
                 if span % step:
                     gap = span - (span - 1) // step * step
                     out.append(
                         f"the {unit} step /{step} does not divide {span} evenly: the gap between the last "
                         f"fire of one cycle and the first of the next is {gap} {unit}s, not {step}"
                     )
-    if self.dialect == "unix":
-        if self._dom is not None and self._dow is not None:
+    if cron.dialect == "unix":
+        if cron.dom is not None and cron.dow is not None:
             out.append(
                 "day-of-month and day-of-week are both restricted: UNIX cron fires when either matches, "
                 "which Quartz (and so Hopsworks) cannot express"
             )
-        elif _DIGITS.search(self.source.split()[4]):
+        elif _DIGITS.search(cron.source.split()[4]):
             out.append(
                 "day-of-week numbers are read as UNIX cron (0 or 7 = SUN, 1 = MON); in Quartz 1 = SUN, "
-                f"so the Quartz spelling is {self.expression!r}"
+                f"so the Quartz spelling is {cron.expression!r}"
             )
-    if self._first is None:
+    if last_fire is None:
         out.append(f"never fires: no fire time in {MIN_YEAR}-{LAST_YEAR}")
-    else:
-        when = now if now is not None else datetime.now(UTC)
-        if self.next_after(when) is None:
-            out.append(f"never fires again: the last fire time was {self._last_dt}")
+    elif next_fire is None:
+        out.append(f"never fires again: the last fire time was {last_fire}")
     return out
 
 
@@ -114,61 +113,79 @@ def _join(words: list[str]) -> str:
 _UNIT = {_SEC: "second", _MIN: "minute", _HOUR: "hour", _DOM: "day", _MON: "month", _DOW: "day", _YEAR: "year"}
 
 
-def _item_phrase(field: int, item: _Item, unix: bool) -> str:
+def _item_phrase(field: int, item: Item, unix: bool) -> str:
     def w(v: int) -> str:
         return _value_word(field, v, unix)
 
-    kind = item[0]
-    if kind == "value":
-        return w(item[1])
-    if kind == "wrap":
-        return f"{w(item[1])} through {w(item[2])}"
-    if kind == "range":
-        a, b, step = item[1], item[2], item[3]
-        if step == 1:
-            return f"{w(a)} through {w(b)}"
-        return f"every {step} {_UNIT[field]}s from {w(a)} through {w(b)}"
-    return "every value"
+    kind = item.kind
+    if kind is ItemKind.VALUE:
+        return w(item.value)
+    if kind is ItemKind.WRAP:
+        return f"{w(item.value)} through {w(item.end)}"
+    if kind is ItemKind.RANGE:
+        if item.step == 1:
+            return f"{w(item.value)} through {w(item.end)}"
+        return f"every {item.step} {_UNIT[field]}s from {w(item.value)} through {w(item.end)}"
+    if kind is ItemKind.ALL:
+        return "every value"
+    if kind is ItemKind.ANY:
+        return "no specific value"
+    if kind is ItemKind.LAST_DAY:
+        n = item.value
+        return "the last day" if n == 0 else f"{n} day{'s' if n > 1 else ''} before the last day"
+    if kind is ItemKind.NEAREST_WEEKDAY:
+        return f"the weekday nearest day {item.value}"
+    if kind is ItemKind.LAST_WEEKDAY:
+        return "the last weekday"
+    if kind is ItemKind.LAST_OF_WEEKDAY:
+        return f"the last {w(item.value)}"
+    if kind is ItemKind.NTH_WEEKDAY:
+        return f"the {_ORDINALS[item.nth - 1]} {w(item.value)}"
+    unhandled(kind)
 
 
-def _list_phrase(field: int, items: list[_Item], unix: bool, single_prefix: str, multi_prefix: str) -> str:
+_DAY_SPECIALS = frozenset(
+    {
+        ItemKind.LAST_DAY,
+        ItemKind.NEAREST_WEEKDAY,
+        ItemKind.LAST_WEEKDAY,
+        ItemKind.LAST_OF_WEEKDAY,
+        ItemKind.NTH_WEEKDAY,
+    }
+)
+
+
+def _list_phrase(field: int, items: tuple[Item, ...], unix: bool, single_prefix: str, multi_prefix: str) -> str:
     phrases = [_item_phrase(field, item, unix) for item in items]
-    prefix = single_prefix if len(items) == 1 and items[0][0] == "value" else multi_prefix
+    prefix = single_prefix if len(items) == 1 and items[0].kind is ItemKind.VALUE else multi_prefix
     return prefix + _join(phrases)
 
 
-def _dom_phrase(items: list[_Item]) -> str:
+def _dom_phrase(items: tuple[Item, ...]) -> str:
     item = items[0]
-    kind = item[0]
-    if kind == "L":
-        if item[1] == 0:
-            return "on the last day of the month"
-        n = item[1]
-        return f"{n} day{'s' if n > 1 else ''} before the last day of the month"
-    if kind == "W":
-        return f"on the weekday nearest day {item[1]} of the month"
-    if kind == "LW":
-        return "on the last weekday of the month"
-    if len(items) == 1 and kind == "value":
-        return f"on day {item[1]} of the month"
-    if len(items) == 1 and kind == "range" and item[3] > 1:
-        a, b, step = item[1], item[2], item[3]
-        if b == 31:
-            return f"every {step} days of the month, starting on day {a}"
-        return f"every {step} days from day {a} through day {b} of the month"
-    if all(i[0] == "value" for i in items):
-        return f"on days {_join([str(i[1]) for i in items])} of the month"
-    return "on " + _join([_item_phrase(_DOM, i, False) for i in items]) + " of the month"
+    kind = item.kind
+    if len(items) == 1 and kind is ItemKind.LAST_DAY and item.value:
+        return _item_phrase(_DOM, item, False) + " of the month"
+    if len(items) == 1 and kind is ItemKind.VALUE:
+        return f"on day {item.value} of the month"
+    if len(items) == 1 and kind is ItemKind.RANGE and item.step > 1:
+        if item.end == 31:
+            return f"every {item.step} days of the month, starting on day {item.value}"
+        return f"every {item.step} days from day {item.value} through day {item.end} of the month"
+    if all(i.kind is ItemKind.VALUE for i in items):
+        return f"on days {_join([str(i.value) for i in items])} of the month"
+    # The specials (5-field: L in a list) after the plain days, each named once.
+    plain = [i for i in items if i.kind not in _DAY_SPECIALS]
+    specials = dict.fromkeys(i for i in items if i.kind in _DAY_SPECIALS)
+    return "on " + _join([_item_phrase(_DOM, i, False) for i in [*plain, *specials]]) + " of the month"
 
 
-def _dow_phrase(items: list[_Item], unix: bool) -> str:
+def _dow_phrase(items: tuple[Item, ...], unix: bool) -> str:
     item = items[0]
-    kind = item[0]
-    if kind == "nL":
-        return f"on the last {_value_word(_DOW, item[1], unix)} of the month"
-    if kind == "#":
-        return f"on the {_ORDINALS[item[2] - 1]} {_value_word(_DOW, item[1], unix)} of the month"
-    if len(items) == 1 and kind in ("range", "wrap") and (kind == "wrap" or item[3] == 1):
+    kind = item.kind
+    if all(i.kind in _DAY_SPECIALS for i in items):
+        return "on " + _join([_item_phrase(_DOW, i, unix) for i in dict.fromkeys(items)]) + " of the month"
+    if len(items) == 1 and (kind is ItemKind.WRAP or (kind is ItemKind.RANGE and item.step == 1)):
         return _item_phrase(_DOW, item, unix)
     return _list_phrase(_DOW, items, unix, "only on ", "on ")
 
@@ -186,7 +203,7 @@ def _every_step(values: tuple[int, ...], span: int) -> int | None:
 
 
 def _describe_time(
-    seconds: tuple[int, ...], minutes: tuple[int, ...], hours: tuple[int, ...], items: tuple[list[_Item], ...]
+    seconds: tuple[int, ...], minutes: tuple[int, ...], hours: tuple[int, ...], items: tuple[tuple[Item, ...], ...]
 ) -> str:
     all_hours = len(hours) == 24
     if len(seconds) == 1 and len(minutes) == 1 and len(hours) * len(minutes) <= 6 and not all_hours:
@@ -216,16 +233,16 @@ def _describe_time(
     return f"At {sec}, {mins}, {hrs}"
 
 
-def _hour_window(hours: tuple[int, ...], items: list[_Item]) -> str:
+def _hour_window(hours: tuple[int, ...], items: tuple[Item, ...]) -> str:
     if hours == tuple(range(hours[0], hours[-1] + 1)):
         return f", from {hours[0]:02d}:00 through {hours[-1]:02d}:59"
     return ", during hours " + _join([_item_phrase(_HOUR, i, False) for i in items])
 
 
-def _field_meaning(field: int, items: list[_Item], unix: bool) -> str:
-    if items == [("?",)]:
+def _field_meaning(field: int, items: tuple[Item, ...], unix: bool) -> str:
+    if items == (ANY,):
         return "no specific value (the other day field decides)"
-    if items == [("all",)]:
+    if items == (ALL,):
         return f"every {_UNIT[field]}" if field != _DOW else "every day of the week"
     if field == _DOM:
         return _dom_phrase(items)

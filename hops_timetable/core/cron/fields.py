@@ -1,11 +1,11 @@
-"""The vocabulary the parser, the evaluator and the explanation share: year range, field names, month and
-day names, presets, and the shapes of parsed items."""
+"""The vocabulary the syntax, the evaluator and the explanation share: year range, field names and numbers, month
+and day names, presets."""
 
 from __future__ import annotations
 
 import re
 from datetime import timezone
-from typing import Any, Literal
+from typing import Literal
 
 UTC = timezone.utc
 # The year field takes 1970-2099, as in Quartz and cron-utils. An expression without a year restriction fires
@@ -57,14 +57,6 @@ _PRESETS = {
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 # Quartz splits fields on spaces and tabs only; so does this engine, in every dialect.
 _TOKEN = re.compile(r"[^ \t]+")
-
-# Parsed list items, kept for describe()/fields(): ("all",) ("value", v) ("range", a, b, step)
-# ("wrap", a, b) and the day specials ("L", n) ("W", n) ("LW",) ("nL", v) ("#", v, k) ("?",).
-_Item = tuple[Any, ...]
-
-# Day specs used by the evaluator. Day-of-month: ("set", frozenset) ("L", n) ("W", n) ("LW",).
-# Day-of-week (Python weekday numbers, Monday = 0): ("set", frozenset) ("nL", wd) ("#", wd, k).
-_DaySpec = tuple[Any, ...]
 
 
 def _py_weekday(value: int, unix: bool) -> int:

@@ -1,0 +1,99 @@
+"""The parsed form of a cron expression: typed and frozen, what the evaluator and the explanation read.
+
+:func:`~hops_timetable.core.cron.syntax.parse` makes it from text, once; the evaluator takes the value sets and
+day rules, the explanation the items, and neither reads the text again."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple, NoReturn
+
+from hops_timetable.core.cron.fields import Dialect
+
+__all__ = ["ALL", "ANY", "Item", "ItemKind", "MonthDays", "ParsedCron", "WeekDays", "unhandled"]
+
+
+class ItemKind(enum.Enum):
+    """What one list item of a field says."""
+
+    ALL = enum.auto()  # every value of the field
+    ANY = enum.auto()  # no specific value: the other day field decides
+    VALUE = enum.auto()  # one value
+    RANGE = enum.auto()  # value through end, every step
+    WRAP = enum.auto()  # value up past the field's end, on to end (every step: 5-field only)
+    LAST_DAY = enum.auto()  # day-of-month: value days before the last day (L is 0)
+    NEAREST_WEEKDAY = enum.auto()  # day-of-month: the weekday nearest day value
+    LAST_WEEKDAY = enum.auto()  # day-of-month: the last weekday of the month
+    LAST_OF_WEEKDAY = enum.auto()  # day-of-week: the last day value of the month
+    NTH_WEEKDAY = enum.auto()  # day-of-week: occurrence nth of day value in the month
+
+
+class Item(NamedTuple):
+    """One list item of a field, in the field's own numbering (day-of-week as written: Quartz 1-7 = SUN-SAT,
+    5-field 0-7 = SUN-SUN). Only the attributes its kind names are meaningful; the others keep their defaults.
+
+    A named tuple, not a dataclass: an expression has many items, and a tuple is built and compared several
+    times faster, which the cost of a fresh parse on the scheduler's path feels."""
+
+    kind: ItemKind
+    value: int = 0
+    end: int = 0
+    step: int = 1
+    nth: int = 0
+
+
+def unhandled(kind: NoReturn) -> NoReturn:
+    """Called after a chain of ``kind is ItemKind.X`` tests: mypy proves it unreachable, so a kind added to
+    :class:`ItemKind` and not handled there is a type error, never a silent fall into the last branch."""
+    raise AssertionError(f"unhandled item kind {kind!r}")
+
+
+ALL = Item(ItemKind.ALL)
+ANY = Item(ItemKind.ANY)
+
+
+@dataclass(frozen=True, slots=True)
+class MonthDays:
+    """A restricted day-of-month: the days of a month that fire are the union of the parts set here."""
+
+    days: frozenset[int] = frozenset()  # these days (those past the month's end never fire)
+    before_last: int | None = None  # that many days before the month's last day (L is 0, L-3 is 3)
+    nearest_weekday: int | None = None  # the weekday nearest this day, not leaving the month (nW)
+    last_weekday: bool = False  # the last weekday of the month (LW)
+
+
+@dataclass(frozen=True, slots=True)
+class WeekDays:
+    """A restricted day-of-week in Python's weekday numbers (Monday = 0): the union of the parts set here."""
+
+    every: frozenset[int] = frozenset()  # every such weekday
+    nth: frozenset[tuple[int, int]] = frozenset()  # (weekday, k): the k-th such weekday of the month (n#k)
+    last: frozenset[int] = frozenset()  # the last such weekday of the month (nL, Ln)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCron:
+    """A valid expression, read.
+
+    ``source`` is the text as given (stripped of spaces and tabs), ``expression`` its normalized Quartz spelling
+    (single spaces, upper case; 5-field cron and presets rewritten as Quartz, except 5-field strings whose day
+    fields Quartz cannot express, which keep their 5-field form), ``tokens`` the 7 Quartz tokens shown field by
+    field (the year ``*`` when absent). ``items`` holds each of the 7 fields' list items (second first).
+
+    The value sets are sorted tuples; ``years`` is None when every year from 1970 on fires. ``dom`` and ``dow``
+    are None when the day field does not restrict; with both set (5-field only) a day fires when either matches.
+    """
+
+    source: str
+    expression: str
+    dialect: Dialect
+    tokens: tuple[str, ...]
+    items: tuple[tuple[Item, ...], ...]
+    seconds: tuple[int, ...]
+    minutes: tuple[int, ...]
+    hours: tuple[int, ...]
+    months: tuple[int, ...]
+    years: tuple[int, ...] | None
+    dom: MonthDays | None
+    dow: WeekDays | None

@@ -1,0 +1,95 @@
+"""Text to the parsed form: what is refused in a cron expression, and the rewrite each refusal proposes.
+
+:func:`parse` is the one entry: the checks on the whole string and the presets here, each field's text in
+:mod:`.reader`, the day fields and the assembly per dialect in :mod:`.quartz` and :mod:`.unix`. A proposed rewrite
+is shown only if it parses in turn; checking one proposes nothing further, so there is no recursion to guard."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hops_timetable.core.cron.errors import CronSyntaxError
+from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _PRESETS, _TOKEN, Dialect
+from hops_timetable.core.cron.form import ParsedCron
+from hops_timetable.core.cron.quartz import parse_quartz
+from hops_timetable.core.cron.reader import FieldReader, Refusal
+from hops_timetable.core.cron.unix import parse_unix
+
+__all__ = ["parse"]
+
+
+def parse(expression: str) -> ParsedCron:
+    """The parsed form of ``expression`` (surrounding spaces and tabs ignored), or :class:`CronSyntaxError`."""
+    if not isinstance(expression, str):
+        why = f"a cron expression must be a string, got {type(expression).__name__} {expression!r}"
+        raise CronSyntaxError(why, expression=repr(expression), message=why)
+    source = expression.strip(" \t")
+    try:
+        return _read(source)
+    except Refusal as refusal:
+        valid = bool(refusal.rewrites) and all(r != refusal.expression and _parses(r) for r in refusal.rewrites)
+        raise refusal.error(refusal.rewrites if valid else ()) from None
+
+
+def _parses(rewrite: str) -> bool:
+    try:
+        _read(rewrite)
+    except Refusal:
+        return False
+    return True
+
+
+def _read(source: str) -> ParsedCron:
+    reader = FieldReader(source)
+    if not source:
+        raise reader.fail("the expression is empty", hint="an hourly Quartz schedule is '0 0 * ? * *'")
+    if "|" in source:
+        raise reader.fail(
+            "composite expressions joined with '|' are not supported", hint="schedule one cron expression per DAG"
+        )
+    # Printable ASCII (tabs aside) holds no odd space; only other text is scanned character by character.
+    plain = source.isascii() and source.replace("\t", " ").isprintable()
+    odd = None if plain else next((i for i, ch in enumerate(source) if _is_odd_space(ch)), None)
+    if odd is not None:
+        ch = source[odd]
+        spaced = "".join(" " if _is_odd_space(c) else c for c in source)
+        raise Refusal(
+            f"character U+{ord(ch):04X} ({unicodedata.name(ch, 'control character')}) at position {odd + 1} "
+            "is not a field separator: fields are separated by spaces and tabs only",
+            expression=source,
+            rewrites=(spaced,),
+            hint_alone="separate the fields with spaces",
+        )
+    dialect: Dialect = "quartz"
+    if source.startswith("@"):
+        preset = source.lower()
+        if preset in ("@once", "@continuous"):
+            raise reader.fail(
+                f"{source!r} is not periodic, so it has no cron fire times", hint="use Airflow's own schedule for it"
+            )
+        if preset not in _PRESETS:
+            raise reader.fail(
+                f"unknown preset {source!r}, expected one of {', '.join(_PRESETS)}",
+                hint="or write the schedule as a cron expression",
+            )
+        dialect = "preset"
+        reader = FieldReader(_PRESETS[preset])
+    matches = list(_TOKEN.finditer(reader.expression))
+    tokens = [m.group() for m in matches]
+    starts = [m.start() + 1 for m in matches]
+    if len(tokens) == 5:
+        reader.unix = True
+        reader.refuse_long_numbers(tokens, starts, (_MIN, _HOUR, _DOM, _MON, _DOW))
+        return parse_unix(reader, source, tokens, starts, "unix" if dialect == "quartz" else dialect)
+    if len(tokens) in (6, 7):
+        reader.refuse_long_numbers(tokens, starts, tuple(range(len(tokens))))
+        return parse_quartz(reader, source, tokens, starts)
+    raise reader.fail(
+        f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(tokens)}",
+        hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
+    )
+
+
+def _is_odd_space(ch: str) -> bool:
+    """A blank or invisible character other than space and tab: no-break space, em space, NEL, newline..."""
+    return ch not in " \t" and (ch.isspace() or unicodedata.category(ch) in ("Zs", "Zl", "Zp", "Cc", "Cf"))

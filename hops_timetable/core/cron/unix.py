@@ -1,0 +1,337 @@
+"""A 5-field expression as croniter (and so Airflow) reads it: its day fields, croniter's rule for when the day fields
+are OR-ed, and its Quartz spelling; a reading croniter does not make evident is refused with croniter's as rewrite."""
+
+from __future__ import annotations
+
+import re
+
+from hops_timetable.core.cron.fields import _DIGITS, _DOM, _DOW, _HOUR, _MIN, _MON, _TOKEN, Dialect, _py_weekday
+from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
+from hops_timetable.core.cron.reader import FieldReader, compress
+
+__all__ = ["parse_unix"]
+
+
+def parse_unix(reader: FieldReader, source: str, tokens: list[str], starts: list[int], dialect: Dialect) -> ParsedCron:
+    """The parsed form of a 5-field expression whose ``tokens`` begin at ``starts`` in ``reader``'s text."""
+    sets: dict[int, set[int]] = {}
+    items: list[list[Item]] = [[Item(ItemKind.VALUE, 0)], [], [], [], [], [], [ALL]]
+    # UNIX order: minute hour day-of-month month day-of-week
+    for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
+        items[f], sets[f] = reader.field(f, tokens[i], starts[i])
+    dom_raw, dow_raw = tokens[2], tokens[4]
+    items[_DOM], dom_values, dom_special = _unix_dom(reader, dom_raw, starts[2], dow_raw)
+    items[_DOW], dow_values, dow_special = _unix_dow(reader, dow_raw, starts[4], dom_raw)
+    weekdays = {v % 7 for v in dow_values}
+    # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
+    # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
+    # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
+    dom = dom_special
+    if dom is None:
+        dom_star = dom_raw == "?" or has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
+        dom = None if dom_star else MonthDays(days=frozenset(dom_values))
+    dow = dow_special
+    if dow is None:
+        dow_star = dow_raw == "?" or has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
+        dow = None if dow_star else WeekDays(every=frozenset(_py_weekday(v, True) for v in weekdays))
+    if dom is None and dow is not None:
+        items[_DOM] = [ANY]
+    elif dow is None:
+        items[_DOW] = [ANY]
+    upper = [t.upper() for t in tokens]
+    # The Quartz spelling: the user's token where Quartz reads it the same, else the values it denotes.
+    time_q = [
+        "*" if items[f] == [ALL] else upper[i] if _same_in_quartz(items[f], upper[i]) else compress(list(sets[f]))
+        for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3))
+    ]
+    expressible = True
+    dom_q = upper[2] if dom_raw != "?" and _same_in_quartz(items[_DOM], upper[2]) else "*"
+    if dom is not None:
+        if dom.before_last is not None:  # listed days and the last day
+            dom_q = "L"
+            expressible = not dom.days
+        elif dom.nearest_weekday is not None:
+            dom_q = f"{dom.nearest_weekday}W"
+        elif not _same_in_quartz(items[_DOM], upper[2]):
+            dom_q = compress(list(dom_values))
+    if dow is not None and (dow.nth or dow.last):
+        terms = [f"{i.value + 1}#{i.nth}" for i in items[_DOW] if i.kind is ItemKind.NTH_WEEKDAY]
+        terms += [f"{i.value + 1}L" for i in items[_DOW] if i.kind is ItemKind.LAST_OF_WEEKDAY]
+        expressible = len(terms) == 1
+        dow_q = terms[0]
+    elif dow_raw in ("*", "?") or (
+        re.fullmatch(r"[A-Z,\-]+", upper[4]) and not any(i.kind is ItemKind.WRAP and i.step > 1 for i in items[_DOW])
+    ):
+        dow_q = "*" if dow_raw == "?" else upper[4]
+    else:
+        dow_q = compress([v % 7 + 1 for v in dow_values])
+    if (dom is not None and dow is not None) or not expressible:
+        expression = " ".join(upper)
+        quartz = ["0", upper[0], upper[1], upper[2], upper[3], upper[4] if not expressible else dow_q, "*"]
+    elif dow is not None:
+        quartz = ["0", time_q[0], time_q[1], "?", time_q[2], dow_q]
+        expression = " ".join(quartz)
+    else:
+        quartz = ["0", time_q[0], time_q[1], dom_q, time_q[2], "?"]
+        expression = " ".join(quartz)
+    return ParsedCron(
+        source=source,
+        expression=expression,
+        dialect=dialect,
+        tokens=tuple(quartz if len(quartz) == 7 else [*quartz, "*"]),
+        items=tuple(tuple(field_items) for field_items in items),
+        seconds=(0,),
+        minutes=tuple(sorted(sets[_MIN])),
+        hours=tuple(sorted(sets[_HOUR])),
+        months=tuple(sorted(sets[_MON])),
+        years=None,
+        dom=dom,
+        dow=dow,
+    )
+
+
+def _unix_dom(
+    reader: FieldReader, text: str, start: int, dow_text: str
+) -> tuple[list[Item], set[int], MonthDays | None]:
+    """5-field day-of-month: a plain list, ``L`` (also in a list), ``a-L``, ``nW``/``Wn``, or ``?``.
+
+    Returns the items, the plain days, and the day rule (None: a plain set, decided by the caller).
+    """
+    upper = text.upper()
+    if upper == "?":
+        return [ALL], set(range(1, 32)), None
+    w = re.fullmatch(r"([0-9]+)W|W([0-9]+)", upper, re.ASCII)
+    if w:
+        n = int(w.group(1) or w.group(2))
+        if not 1 <= n <= 31:
+            raise reader.fail(f"day {n} before W is out of range 1-31", _DOM, text, start)
+        if n >= 29:
+            why = (
+                f"croniter (and so Airflow) reads {text!r} as the weekday nearest day {n}, or nearest the "
+                "last day in shorter months, which differs from Quartz"
+            )
+            if n == 31:
+                # Nearest weekday to the last day is always the last weekday.
+                raise reader.fail(
+                    why,
+                    _DOM,
+                    text,
+                    start,
+                    "for that reading, the last weekday, write Quartz cron",
+                    rewrites=(_quartz_rewrite(reader, dom="LW"),),
+                )
+            raise reader.fail(why, _DOM, text, start, "write the days it should fire on, or LW in Quartz cron")
+        if dow_text not in ("*", "?"):
+            raise reader.fail(
+                f"with {text!r} croniter (and so Airflow) does not OR the day fields: it ignores day-of-week "
+                f"{dow_text!r}",
+                _DOM,
+                text,
+                start,
+                "for either day",
+                rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
+            )
+        return [Item(ItemKind.NEAREST_WEEKDAY, n)], set(), MonthDays(nearest_weekday=n)
+    items: list[Item] = []
+    values: set[int] = set()
+    last = False
+    offset = start
+    for part in upper.split(","):
+        raw = text[offset - start : offset - start + len(part)]
+        if part == "L":
+            last = True
+            items.append(Item(ItemKind.LAST_DAY, 0))
+        elif "L" in part:
+            m = re.fullmatch(r"([0-9]+)-L(/([0-9]+))?", part, re.ASCII)
+            if m is None:
+                raise reader.fail(
+                    "not a valid use of L in 5-field cron",
+                    _DOM,
+                    raw,
+                    offset,
+                    "5-field cron takes L (the last day), L in a list and a-L; for L-n write Quartz cron",
+                )
+            a = reader.value(_DOM, m.group(1), raw, offset)
+            if m.group(2):
+                step = reader.step(_DOM, m.group(3), raw, offset)
+                raise reader.fail(
+                    f"croniter (and so Airflow) reads {raw!r} as {a}-31/{step}, counting the step from day {a} "
+                    "whatever the month's length",
+                    _DOM,
+                    raw,
+                    offset,
+                    "for that reading",
+                    f"{a}-31/{step}",
+                )
+            if a == 31:
+                raise reader.fail(
+                    "croniter (and so Airflow) reads 31-L as an equal range, the whole month",
+                    _DOM,
+                    raw,
+                    offset,
+                    "for the last day write L; for croniter's reading",
+                    "1-31",
+                )
+            items.append(Item(ItemKind.RANGE, a, 31, 1))
+            values.update(range(a, 32))
+        elif "W" in part or "#" in part or part == "?":
+            raise reader.fail(
+                "W can only stand alone in day-of-month" if "W" in part else f"{part!r} is not valid here",
+                _DOM,
+                raw,
+                offset,
+            )
+        else:
+            item_items, item_values = reader.field(_DOM, raw, offset)
+            items.extend(item_items)
+            values.update(item_values)
+        offset += len(part) + 1
+    if has_star(text):
+        return [ALL], set(range(1, 32)), None
+    if not last:
+        return items, values, None
+    if len(values) == 30 and "*" in dow_text:
+        raise reader.fail(
+            "croniter (and so Airflow) counts 31 entries here and reads the field as every day",
+            _DOM,
+            text,
+            start,
+            "for that reading",
+            "*",
+        )
+    return items, values, MonthDays(days=frozenset(values), before_last=0)
+
+
+def _unix_dow(
+    reader: FieldReader, text: str, start: int, dom_text: str
+) -> tuple[list[Item], set[int], WeekDays | None]:
+    """5-field day-of-week: a plain list, ``?``, or n#k / name#k / Ln terms (not mixed with plain days)."""
+    upper = text.upper()
+    if upper == "?":
+        return [ALL], set(range(0, 8)), None
+    parts = upper.split(",")
+    if not any("#" in p or "L" in p for p in parts):
+        plain_items, values = reader.field(_DOW, text, start)
+        return plain_items, values, None
+    items: list[Item] = []
+    nth: set[tuple[int, int]] = set()
+    lasts: set[int] = set()
+    offset = start
+    plain: list[str] = []
+    for part in parts:
+        raw = text[offset - start : offset - start + len(part)]
+        ranged = re.fullmatch(r"([A-Z]{3})-([A-Z]{3})#([0-9]+)", part, re.ASCII)
+        m = re.fullmatch(r"([A-Z]{3}|[0-9]+)#([0-9]+)", part, re.ASCII)
+        lm = re.fullmatch(r"L([0-9]+)", part, re.ASCII)
+        if ranged:
+            a = reader.value(_DOW, ranged.group(1), raw, offset) % 7
+            b = reader.value(_DOW, ranged.group(2), raw, offset) % 7
+            k = ranged.group(3)
+            days = reader.croniter_wrap(_DOW, a, b, 1) if a > b else list(range(a, b + 1))
+            raise reader.fail(
+                f"croniter (and so Airflow) reads {raw!r} as occurrence {k} of each of those days in the "
+                f"month, not as the {k}th of them",
+                _DOW,
+                raw,
+                offset,
+                "for that reading",
+                ",".join(f"{d}#{k}" for d in days),
+            )
+        if m:
+            v = reader.value(_DOW, m.group(1), raw, offset)
+            if not _DIGITS.fullmatch(m.group(2)) or not 1 <= int(m.group(2)) <= 5:
+                raise reader.fail("the number after # must be 1-5", _DOW, raw, offset, "5#3 is the third Friday")
+            k = int(m.group(2))
+            nth.add((_py_weekday(v % 7, True), k))
+            items.append(Item(ItemKind.NTH_WEEKDAY, v % 7, nth=k))
+        elif lm:
+            v = reader.value(_DOW, lm.group(1), raw, offset)
+            lasts.add(_py_weekday(v % 7, True))
+            items.append(Item(ItemKind.LAST_OF_WEEKDAY, v % 7))
+        elif re.fullmatch(r"([A-Z]{3}|[0-9]+)L", part, re.ASCII):
+            raise reader.fail(
+                "croniter (and so Airflow) writes the last such day of the month as L followed by the number",
+                _DOW,
+                raw,
+                offset,
+                "for the last of that day",
+                "L" + str(reader.value(_DOW, part[:-1], raw, offset) % 7),
+            )
+        elif "#" in part or "L" in part:
+            raise reader.fail(
+                f"{raw!r} is not a valid day-of-week term",
+                _DOW,
+                raw,
+                offset,
+                "5-field cron takes n#k (the k-th day n of the month) and Ln (the last day n)",
+            )
+        else:
+            plain.append(part)
+        offset += len(part) + 1
+    if plain:
+        special = [p for p in parts if p not in plain]
+        if "*" in plain:
+            # croniter accepts '*' next to n#k/Ln terms and then fires on those terms alone.
+            raise reader.fail(
+                f"croniter (and so Airflow) reads {text!r} as {','.join(special)!r} alone: it drops the '*'",
+                _DOW,
+                text,
+                start,
+                "for that reading",
+                rewrites=(reader.replaced(start, text, ",".join(special)),),
+            )
+        raise reader.fail(
+            "croniter (and so Airflow) refuses to mix plain days with n#k or Ln terms",
+            _DOW,
+            text,
+            start,
+            "use one schedule for each kind",
+            rewrites=reader.split(start, text, [",".join(special), ",".join(plain)]),
+        )
+    if dom_text not in ("*", "?"):
+        raise reader.fail(
+            f"with {text!r} croniter (and so Airflow) does not OR the day fields: it ignores day-of-month "
+            f"{dom_text!r}, or finds no date at all",
+            _DOW,
+            text,
+            start,
+            "for either day",
+            rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
+        )
+    return items, set(), WeekDays(nth=frozenset(nth), last=frozenset(lasts))
+
+
+def _unix_replaced(reader: FieldReader, index: int, text: str) -> str:
+    """The 5-field expression with field ``index`` (0 = minute) replaced."""
+    fields = _TOKEN.findall(reader.expression)
+    fields[index] = text
+    return " ".join(fields)
+
+
+def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
+    """A Quartz spelling of a 5-field expression whose day-of-week is unrestricted, with ``dom``."""
+    fields = _TOKEN.findall(reader.expression)
+    spelled = []
+    for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
+        items, values = reader.field(f, fields[i], 1)
+        spelled.append("*" if items == [ALL] else compress(list(values)))
+    return " ".join(["0", spelled[0], spelled[1], dom, spelled[2], "?"])
+
+
+def has_star(text: str) -> bool:
+    """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``).
+
+    croniter keeps such an item as ``*``, which sorts first in its expanded list, and reads a field whose list
+    starts with ``*`` as unrestricted: the day fields are not OR-ed, the other day field alone decides.
+    """
+    return "*" in text.split(",")
+
+
+def _same_in_quartz(items: list[Item], token: str) -> bool:
+    """Whether Quartz reads this 5-field month, time or day-of-month token as croniter does."""
+    if any(item.kind is ItemKind.WRAP for item in items) or (items == [ALL] and token != "*"):
+        return False
+    if re.fullmatch(r"[0-9*/,\-]+", token, re.ASCII):
+        return True
+    # Names: Quartz refuses a name mixed with numbers in a range and ignores a step after a name.
+    return re.fullmatch(r"[A-Z]{3}(-[A-Z]{3})?(,[A-Z]{3}(-[A-Z]{3})?)*", token, re.ASCII) is not None
