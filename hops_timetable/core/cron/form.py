@@ -33,8 +33,8 @@ class Item(NamedTuple):
     """One list item of a field, in the field's own numbering (day-of-week as written: Quartz 1-7 = SUN-SAT,
     5-field 0-7 = SUN-SUN). Only the attributes its kind names are meaningful; the others keep their defaults.
 
-    A named tuple, not a dataclass: an expression has many items, and a tuple is built and compared several
-    times faster, which the cost of a fresh parse on the scheduler's path feels."""
+    A named tuple, not a dataclass: an expression has many items, and tuples are built and compared several
+    times faster, which counts when the scheduler parses an expression it has not seen."""
 
     kind: ItemKind
     value: int = 0

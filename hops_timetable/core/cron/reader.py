@@ -365,7 +365,7 @@ class FieldReader:
             offset += len(part) + 1
         if "*" in parts:
             # croniter reads a list holding '*' as the whole field (the other items only checked), and a day field
-            # so written as unrestricted: the 5-field day rule decides with has_star.
+            # so written as unrestricted: the 5-field day rule (unix.py) decides with that.
             lo, hi = self.bounds(field)
             return [ALL], set(range(lo, hi + 1))
         return items, values

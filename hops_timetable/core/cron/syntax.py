@@ -33,7 +33,7 @@ def parse(expression: str) -> ParsedCron:
 
 def _parses(rewrite: str) -> bool:
     try:
-        _read(rewrite)
+        _read(rewrite.strip(" \t"))  # as parse() reads it
     except Refusal:
         return False
     return True

@@ -28,11 +28,11 @@ def parse_unix(reader: FieldReader, source: str, tokens: list[str], starts: list
     # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
     dom = dom_special
     if dom is None:
-        dom_star = dom_raw == "?" or has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
+        dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
         dom = None if dom_star else MonthDays(days=frozenset(dom_values))
     dow = dow_special
     if dow is None:
-        dow_star = dow_raw == "?" or has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
+        dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
         dow = None if dow_star else WeekDays(every=frozenset(_py_weekday(v, True) for v in weekdays))
     if dom is None and dow is not None:
         items[_DOM] = [ANY]
@@ -186,7 +186,7 @@ def _unix_dom(
             items.extend(item_items)
             values.update(item_values)
         offset += len(part) + 1
-    if has_star(text):
+    if _has_star(text):
         return [ALL], set(range(1, 32)), None
     if not last:
         return items, values, None
@@ -318,7 +318,7 @@ def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
     return " ".join(["0", spelled[0], spelled[1], dom, spelled[2], "?"])
 
 
-def has_star(text: str) -> bool:
+def _has_star(text: str) -> bool:
     """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``).
 
     croniter keeps such an item as ``*``, which sorts first in its expanded list, and reads a field whose list
