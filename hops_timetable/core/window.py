@@ -129,4 +129,3 @@ def window_rule(offset_seconds: int | None) -> str:
         "HOPS_LOGICAL_DATE = previous fire (the start date, for a first window clamped to it), "
         f"HOPS_START_TIME = HOPS_LOGICAL_DATE{shift}, HOPS_END_TIME = fire{shift}"
     )
-
