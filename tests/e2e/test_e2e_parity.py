@@ -95,7 +95,7 @@ def launches(start: datetime, down: datetime, resumed: datetime, cutoff: datetim
     return out
 
 
-def parity(stack: AirflowStack, folder: Path, job: dict[str, Any], export: object, *extra: str) -> tuple[int, Any]:
+def parity(stack: AirflowStack, folder: Path, job: dict[str, object], export: object, *extra: str) -> tuple[int, Any]:
     (folder / "job.json").write_text(json.dumps(job))
     (folder / "executions.json").write_text(json.dumps(export))
     result = hops_timetable(
@@ -128,16 +128,15 @@ def test_parity_against_a_real_airflow_through_a_scheduler_outage_finds_every_fi
     # fire at least 5 s away: the DAG is parsed and unpaused about then, so no fire is due that the bound would drop.
     stack.wait_until(lambda: 2 <= (utcnow() - floor_to(utcnow(), 10)).total_seconds() < 5, 15, what="a fresh step")
     start = utcnow().replace(microsecond=0) - timedelta(seconds=1) + timedelta(milliseconds=123)
-    job = job_object(
-        schedule(
-            CRON,
-            startDateTime=millis(start),
-            catchup=True,
-            maxCatchupRuns=BOUND,
-            maxActiveRuns=4,
-            startTimeOffsetSeconds=OFFSET,
-        )
+    hopsworks_schedule = schedule(
+        CRON,
+        startDateTime=millis(start),
+        catchup=True,
+        maxCatchupRuns=BOUND,
+        maxActiveRuns=4,
+        startTimeOffsetSeconds=OFFSET,
     )
+    job = job_object(hopsworks_schedule)
     (tmp_path / "job.json").write_text(json.dumps(job))
     imported = hops_timetable("import", str(tmp_path / "job.json"), "--output", str(stack.dags_folder))
     assert imported.returncode == 0, imported.stderr + imported.stdout
@@ -206,7 +205,7 @@ def test_parity_against_a_real_airflow_through_a_scheduler_outage_finds_every_fi
     assert dropped, f"the outage was not longer than the bound:\n{listed}"
 
     # The same export against the schedule an hour off in its offset: every fire Hopsworks ran differs.
-    shifted = job_object(dict(job["jobSchedule"], startTimeOffsetSeconds=OFFSET + 3600))
+    shifted = job_object({**hopsworks_schedule, "startTimeOffsetSeconds": OFFSET + 3600})
     status, payload = parity(stack, tmp_path, shifted, export, *window, *outage, "--json")
     assert status == 3, payload["verdict"]
     hows = {(row["status"], row["how"]) for row in payload["rows"] if row["hopsworks_runs"] and row["airflow_runs"]}
