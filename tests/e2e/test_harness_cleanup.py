@@ -75,6 +75,7 @@ OWNER = textwrap.dedent(
         time.sleep(0.05)
     print("started", flush=True)
     if how == "exit":
+        sys.stdin.readline()  # the test has seen the components running
         sys.exit(0)  # without stopping the stack: only atexit is left to do it
     time.sleep(600)
     """
@@ -104,6 +105,7 @@ def test_every_process_the_harness_started_is_gone_after_the_test_process(how: s
     (tmp_path / "component.py").write_text(COMPONENT)
     owner = subprocess.Popen(
         [sys.executable, "-c", OWNER, str(E2E), str(tmp_path), how.lower() if how == "exit" else "wait"],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -122,7 +124,11 @@ def test_every_process_the_harness_started_is_gone_after_the_test_process(how: s
         assert os.getpgid(in_group.pid) == component.pid
         assert os.getpgid(left_group.pid) == left_group.pid
         assert os.getsid(daemon.pid) != os.getsid(component.pid) and daemon.ppid() != component.pid
-        if how != "exit":
+        if how == "exit":
+            assert owner.stdin is not None
+            owner.stdin.write("go\n")
+            owner.stdin.flush()
+        else:
             owner.send_signal(getattr(signal, how))
         status = owner.wait(timeout=90)
         # A signal still ends the process with that signal (the handler stops the components, then re-raises).
