@@ -56,8 +56,13 @@ def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[i
     if dom is None and dow is None:
         return tuple(range(1, ndays + 1))
     days: set[int] = set()
+    # Each part is tested before it is used: a shape is computed once per expression, but an expression the
+    # scheduler has not seen computes every shape it meets, so the empty parts must cost nothing.
     if dom is not None:
-        days.update(d for d in dom.days if d <= ndays)
+        if dom.days:
+            days.update(dom.days)
+            if ndays < 31:
+                days.difference_update(range(ndays + 1, 32))
         if dom.before_last is not None and ndays - dom.before_last >= 1:
             days.add(ndays - dom.before_last)
         if dom.nearest_weekday is not None:
@@ -73,8 +78,8 @@ def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[i
             wd = (wd1 + ndays - 1) % 7
             days.add(ndays - 1 if wd == 5 else ndays - 2 if wd == 6 else ndays)
     if dow is not None:
-        if dow.every:
-            days.update(d for d in range(1, ndays + 1) if (wd1 + d - 1) % 7 in dow.every)
+        for wd in dow.every:
+            days.update(range(1 + (wd - wd1) % 7, ndays + 1, 7))
         for wd, k in dow.nth:
             d = 1 + (wd - wd1) % 7 + 7 * (k - 1)
             if d <= ndays:
