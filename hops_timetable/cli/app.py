@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -105,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     json_out = "--json" in argv
+    # httpx (audit's and parity's client) logs every request at INFO; where the process's logging prints INFO to
+    # stdout (Airflow 3.0's configuration does, once Airflow is imported), it would mix with the --json output.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         args = _parser().parse_args(argv)
         status: int = args.func(args)
