@@ -17,11 +17,11 @@ from airflow.models.backfill import _get_info_list
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.sdk.api.datamodels._generated import DagRun as RuntimeDagRun
-from airflow.sdk.api.datamodels._generated import DagRunState
 from airflow.timetables.trigger import CronTriggerTimetable
 from airflow.utils.types import DagRunType
 from hypothesis import given
 from hypothesis import strategies as st
+from test_operators_env import runtime_run
 
 from hops_timetable import HopsworksTimetable, hops_schedule
 from hops_timetable.core.conf_window import RunWindowError
@@ -46,22 +46,9 @@ def run(
     run_id: str = "r",
     conf: dict[str, Any] | None = None,
 ) -> RuntimeDagRun:
-    extra: dict[str, Any] = {"partition_key": None} if "partition_key" in RuntimeDagRun.model_fields else {}
-    return RuntimeDagRun(
-        dag_id="hops",
-        run_id=run_id,
-        logical_date=logical_date,
-        data_interval_start=None if interval is None else interval[0],
-        data_interval_end=None if interval is None else interval[1],
-        run_after=run_after,
-        start_date=run_after,
-        end_date=None,
-        run_type=run_type,
-        state=DagRunState.RUNNING,
-        conf=conf,
-        consumed_asset_events=[],
-        **extra,
-    )
+    """The execution API's DagRun as a task sees it, with the run's own logical date, run_after and id."""
+    update = {"logical_date": logical_date, "run_after": run_after, "start_date": run_after, "run_id": run_id}
+    return runtime_run(run_type, interval, conf).model_copy(update=update)
 
 
 def dag_of(**kwargs: Any) -> Any:
