@@ -10,8 +10,9 @@ from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from hops_timetable.core.catchup import CatchupPolicy, FireDecision, Run
+from hops_timetable.core.catchup import CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.decision import Decision
 
 UTC = timezone.utc
 HOURLY = QuartzCron("0 0 * ? * * *")
@@ -65,8 +66,8 @@ def test_first_interval_is_clamped_to_a_start_between_fires() -> None:
 
 def test_a_fire_at_the_start_itself_is_not_run() -> None:
     policy = CatchupPolicy(HOURLY, start=utc(2026, 1, 1, 10))
-    assert policy.next_fire(None, utc(2026, 1, 1, 10)) == utc(2026, 1, 1, 11)
-    assert policy.classify(utc(2026, 1, 1, 10)) is FireDecision.BEFORE_START
+    assert policy.next_run(None, utc(2026, 1, 1, 10)) == Run(utc(2026, 1, 1, 11), utc(2026, 1, 1, 10))
+    assert policy.classify(utc(2026, 1, 1, 10)) is Decision.BEFORE_START
 
 
 def test_catchup_false_after_a_six_hour_outage_runs_only_the_newest() -> None:
@@ -111,7 +112,7 @@ def test_end_is_exclusive() -> None:
     runs = scheduler_loop(policy, None, utc(2026, 1, 2))
     assert [r.fire for r in runs] == [utc(2026, 1, 1, 1), utc(2026, 1, 1, 2)]
     assert policy.next_run(utc(2026, 1, 1, 2), utc(2026, 1, 2)) is None
-    assert policy.classify(utc(2026, 1, 1, 3)) is FireDecision.AT_OR_AFTER_END
+    assert policy.classify(utc(2026, 1, 1, 3)) is Decision.AFTER_END
 
 
 def test_fires_before_skip_to_date_are_skipped() -> None:
@@ -120,7 +121,7 @@ def test_fires_before_skip_to_date_are_skipped() -> None:
     assert [r.fire for r in runs] == [utc(2026, 1, 1, 5), utc(2026, 1, 1, 6), utc(2026, 1, 1, 7)]
     # The run after a skip covers one cron interval: gaps are by design.
     assert runs[0].interval_start == utc(2026, 1, 1, 4)
-    assert policy.classify(utc(2026, 1, 1, 4)) is FireDecision.BEFORE_SKIP_TO_DATE
+    assert policy.classify(utc(2026, 1, 1, 4)) is Decision.BEFORE_SKIP_TO_DATE
 
 
 def test_without_start_nothing_before_now_is_replayed() -> None:
@@ -155,9 +156,9 @@ def test_a_year_long_outage_is_answered_in_bounded_steps() -> None:
             return super().prev_before(dt)
 
     policy = CatchupPolicy(CountingCron("0 * * ? * *"), start=utc(2025, 1, 1), max_catchup_runs=500)
-    fire = policy.next_fire(utc(2025, 1, 1), utc(2026, 1, 1, 0, 0, 30))
-    assert fire == utc(2026, 1, 1) - timedelta(minutes=499)
-    assert CountingCron.calls <= 3
+    run = policy.next_run(utc(2025, 1, 1), utc(2026, 1, 1, 0, 0, 30))
+    assert run is not None and run.fire == utc(2026, 1, 1) - timedelta(minutes=499)
+    assert CountingCron.calls <= 4  # the first fire, the newest due, the 500th newest, the interval's start
 
 
 CRONS = [
@@ -234,7 +235,7 @@ def test_no_run_outside_start_end_and_skip_to(
         assert start < run.fire < end
         assert skip_to is None or run.fire >= skip_to
         assert run.interval_start >= start
-        assert policy.classify(run.fire) is FireDecision.ELIGIBLE
+        assert policy.classify(run.fire) is Decision.ELIGIBLE
     fires = [r.fire for r in runs]
     assert fires == sorted(set(fires))
 

@@ -286,8 +286,8 @@ def test_the_replayed_loop_detects_the_stall_of_a_timetable_that_repeats_a_logic
         policy = CatchupPolicy(cron=QuartzCron(settings.cron), start=settings.start)
 
         def ask(last: Created | None, now: datetime) -> Created | None:
-            fire = policy.next_fire(None if last is None else last.fire, now)
-            return None if fire is None else Created(fire, policy.interval_start(fire))
+            run = policy.next_run(None if last is None else last.fire, now)
+            return None if run is None else Created(run.fire, policy.interval_start(run.fire))
 
         return ask
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from enum import Enum
 
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.decision import Decision
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["After", "CatchupPolicy", "FireDecision", "Run"]
+__all__ = ["After", "CatchupPolicy", "Run"]
 
 # Fires are whole seconds, so "at or before t" is "strictly before t + 1 µs".
 
@@ -97,15 +97,6 @@ class After:
         return cls(fire=fire - TICK, floor=interval_start)
 
 
-class FireDecision(str, Enum):
-    """Why a cron fire does or does not become a run, as the simulator and ``explain`` report it."""
-
-    ELIGIBLE = "eligible"
-    BEFORE_START = "skipped before start"
-    BEFORE_SKIP_TO_DATE = "skipped before skip_to_date"
-    AT_OR_AFTER_END = "after end"
-
-
 @dataclass(frozen=True)
 class CatchupPolicy:
     """The scheduling rules of one Hopsworks job schedule.
@@ -120,15 +111,16 @@ class CatchupPolicy:
     skip_to: datetime | None = None
     max_catchup_runs: int | None = None
 
-    def classify(self, fire: datetime) -> FireDecision:
-        """Whether *fire* is eligible, and if not, which rule excludes it."""
+    def classify(self, fire: datetime) -> Decision:
+        """``ELIGIBLE`` when the schedule may run *fire*, else the rule that excludes it: ``BEFORE_START``,
+        ``AFTER_END`` (the end is exclusive) or ``BEFORE_SKIP_TO_DATE``."""
         if self.start is not None and fire <= self.start:
-            return FireDecision.BEFORE_START
+            return Decision.BEFORE_START
         if self.end is not None and fire >= self.end:
-            return FireDecision.AT_OR_AFTER_END
+            return Decision.AFTER_END
         if self.skip_to is not None and fire < self.skip_to:
-            return FireDecision.BEFORE_SKIP_TO_DATE
-        return FireDecision.ELIGIBLE
+            return Decision.BEFORE_SKIP_TO_DATE
+        return Decision.ELIGIBLE
 
     def first_eligible_after(self, moment: datetime | None) -> datetime | None:
         """The first eligible fire strictly after *moment* (``None``: the first after the start)."""
@@ -150,7 +142,7 @@ class CatchupPolicy:
         if self.end is not None and before > self.end:
             before = self.end
         fire = self.cron.prev_before(before)
-        if fire is None or self.classify(fire) is not FireDecision.ELIGIBLE:
+        if fire is None or self.classify(fire) is not Decision.ELIGIBLE:
             return None
         return fire
 
@@ -171,18 +163,6 @@ class CatchupPolicy:
             return first
         return oldest_kept
 
-    def next_fire(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> datetime | None:
-        """The fire of the next run after the last automated run's fire *last_fire*, seen at *now*.
-
-        ``catchup=False`` bounds the catch-up to one run, whatever ``max_catchup_runs`` says.
-        """
-        if last_fire is None and self.start is None:
-            return self.first_eligible_after(now)
-        first = self.first_eligible_after(last_fire)
-        if first is None:
-            return None
-        return self.pick(first, now, self.bound(catchup))
-
     def bound(self, catchup: bool) -> int | None:
         """The catch-up bound in force: 1 without catch-up, else ``max_catchup_runs`` (``None`` = unbounded)."""
         return self.max_catchup_runs if catchup else 1
@@ -199,12 +179,13 @@ class CatchupPolicy:
         return Run(fire=fire, interval_start=self.interval_start(fire))
 
     def next_run(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """:meth:`next_fire` with its data interval, which never starts before *last_fire*.
+        """:meth:`next_run_after` the scheduled run that fired at *last_fire* (``None``: the first run).
 
-        Only after a schedule edit can the previous fire lie before the last run's fire (hourly to daily: the last
-        run fired at 10:00, the daily interval would start at 00:00). Its interval then starts at the last run's
-        fire instead, so intervals never overlap and every logical date stays unique: Airflow refuses a second run
-        with the same logical date and, asking the timetable again from the older run, would never move on.
+        Its interval never starts before *last_fire*: only after a schedule edit can the previous fire lie before
+        the last run's fire (hourly to daily: the last run fired at 10:00, the daily interval would start at
+        00:00). Its interval then starts at the last run's fire instead, so intervals never overlap and every
+        logical date stays unique: Airflow refuses a second run with the same logical date and, asking the
+        timetable again from the older run, would never move on.
         """
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
 
@@ -223,16 +204,20 @@ class CatchupPolicy:
         """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound.
 
         This is the one rule for "the run after the last one" (and so for "the run after an outage"): the
-        scheduler's stored-run check, ``next_dagrun_info`` and the simulator all come here. The interval is the
-        fire's scheduled one, except that it never starts before ``after.floor``.
+        scheduler's stored-run check, ``next_dagrun_info``, the simulator and the coverage all come here. The fire
+        is the first eligible one after ``after.fire``, or the *bound*-th newest of the eligible fires up to *now*
+        when more are due (``catchup=False`` bounds the catch-up to one run, whatever ``max_catchup_runs`` says);
+        with no start and no previous run, the first fire after *now*. The interval is the fire's scheduled one,
+        except that it never starts before ``after.floor``.
         """
-        if after is None:
-            fire = self.next_fire(None, now, catchup=catchup)
-        else:
+        if after is not None:
             first = self.first_eligible_after(after.fire)
-            fire = None if first is None else self.pick(first, now, self.bound(catchup))
-        if fire is None:
+        else:
+            # With no start and no previous run nothing before the present is replayed (first > now: no bound).
+            first = self.first_eligible_after(now if self.start is None else None)
+        if first is None:
             return None
+        fire = self.pick(first, now, self.bound(catchup))
         run = self.run(fire)
         if after is not None and run.interval_start < after.floor < fire:
             return Run(fire=fire, interval_start=after.floor)

@@ -1,8 +1,8 @@
 """Coverage of a DAG's data windows: which HOPS windows have been processed, which are missing, and why.
 
 Given a DAG's schedule and its runs as Airflow recorded them (run type, state, data interval, ``conf``), every cron
-fire from the DAG's start to *now* gets one decision, in the outage simulator's vocabulary
-(:class:`~hops_timetable.core.simulate.Decision`):
+fire from the DAG's start to *now* gets one decision, in the vocabulary the policy and the outage simulator share
+(:class:`~hops_timetable.core.decision.Decision`):
 
 * ``created``: the fire has a scheduled or backfill run; its state says whether it ran, runs or failed.
 * ``dropped beyond max_catchup_runs`` / ``dropped: catchup=False``: no run, and the run created after the gap is
@@ -13,7 +13,7 @@ fire from the DAG's start to *now* gets one decision, in the outage simulator's 
   "now", or the run was deleted).
 
 Two kinds of unprocessed window are kept apart. Fires the schedule drops *by design* (the decisions in
-:data:`~hops_timetable.core.simulate.BY_DESIGN`: the catch-up bound, ``catchup=False``, ``skip_to_date``, before
+:data:`~hops_timetable.core.decision.BY_DESIGN`: the catch-up bound, ``catchup=False``, ``skip_to_date``, before
 the start, after the end) are listed and counted, and their windows form ``dropped``; they are not gaps. Windows that
 *should* have been processed and were not (a failed run, a missed or overdue fire) are the ``gaps``, and windows
 processed more than once the ``duplicates`` and ``overlaps``.
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from hops_timetable.core.catchup import CatchupPolicy, FireDecision
+from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import (
     SCHEDULED_RUN_TYPES,
     HopsWindowError,
@@ -44,7 +44,8 @@ from hops_timetable.core.conf_window import (
     conf_with_form_window,
     resolve_run_window,
 )
-from hops_timetable.core.simulate import BY_DESIGN, Decision, scheduled_runs
+from hops_timetable.core.decision import BY_DESIGN, Decision
+from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window, parse_hops_time
 
 __all__ = [
@@ -338,7 +339,8 @@ class _Rules:
         self.scheduled_queued = [queued for _, queued in scheduled]
         self.dropped = Decision.DROPPED_BOUND if catchup else Decision.DROPPED_NO_CATCHUP
         newest_run = self.scheduled_fires[-1] if scheduled else None
-        self.due_from = policy.next_fire(newest_run, self.now, catchup=catchup)
+        due = policy.next_run(newest_run, self.now, catchup=catchup)
+        self.due_from = None if due is None else due.fire
         self._gap_decisions: dict[int, Decision] = {}
         self._overlaps: tuple[list[Span], list[Span]] | None = None
 
@@ -347,10 +349,8 @@ class _Rules:
         if fire in self.by_fire:
             return Decision.CREATED
         why = self.policy.classify(fire)
-        if why is FireDecision.BEFORE_SKIP_TO_DATE:
-            return Decision.BEFORE_SKIP_TO_DATE
-        if why is not FireDecision.ELIGIBLE:
-            return Decision.BEFORE_START if why is FireDecision.BEFORE_START else Decision.AFTER_END
+        if why is not Decision.ELIGIBLE:
+            return why
         index = bisect_right(self.scheduled_fires, fire)  # the first scheduled run with a fire after this one
         if index < len(self.scheduled_fires):
             if index not in self._gap_decisions:
@@ -358,8 +358,8 @@ class _Rules:
                 # run, picks exactly it. One question per gap, whatever the number of fires in it.
                 previous = self.scheduled_fires[index - 1] if index > 0 else None
                 queued = self.scheduled_queued[index]
-                picked = None if queued is None else self.policy.next_fire(previous, queued, catchup=self.catchup)
-                explained = picked == self.scheduled_fires[index]
+                picked = None if queued is None else self.policy.next_run(previous, queued, catchup=self.catchup)
+                explained = picked is not None and picked.fire == self.scheduled_fires[index]
                 self._gap_decisions[index] = self.dropped if explained else Decision.MISSED
             return self._gap_decisions[index]
         if self.due_from is not None and fire >= self.due_from:

@@ -14,11 +14,11 @@ The model, for a timeline that begins at ``start`` and ends at ``until`` (inclus
 * If the timeline begins before the DAG's start, the scheduler's first look happens at ``start`` of the timeline,
   so a past start date with catch-up replays at that moment, as Airflow does when a DAG is first deployed.
 
-Every fire in ``(start, until]`` gets one decision (:class:`Decision`). The rules are the policy's own: this module
-only asks :class:`~hops_timetable.core.catchup.CatchupPolicy` and never re-derives them. Consecutive fires with the same
-decision and creation time form one :class:`FireRow`, and their number is counted by walking the cron at most
-``count_cap`` steps, so a per-second schedule over a year costs milliseconds, not millions of steps. Pure: no
-Airflow import.
+Every fire in ``(start, until]`` gets one decision (:class:`~hops_timetable.core.decision.Decision`, re-exported
+here). The rules are the policy's own: this module only asks :class:`~hops_timetable.core.catchup.CatchupPolicy` and
+never re-derives them. Consecutive fires with the same decision and creation time form one :class:`FireRow`, and
+their number is counted by walking the cron at most ``count_cap`` steps, so a per-second schedule over a year costs
+milliseconds, not millions of steps. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from enum import Enum
 
-from hops_timetable.core.catchup import After, CatchupPolicy, FireDecision, Run
+from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.decision import BY_DESIGN, CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import TICK, as_utc
 
 __all__ = [
@@ -48,45 +48,6 @@ _UNDEPLOYED = "not yet deployed"
 
 # Runs created one by one through next_run before the rest of an unbounded catch-up is summarised as a range.
 _STEPWISE_RUNS = 1000
-
-
-class Decision(str, Enum):
-    """What happened to a cron fire in the simulated timeline."""
-
-    CREATED = "created"
-    BEFORE_START = FireDecision.BEFORE_START.value
-    BEFORE_SKIP_TO_DATE = FireDecision.BEFORE_SKIP_TO_DATE.value
-    AFTER_END = FireDecision.AT_OR_AFTER_END.value
-    DROPPED_BOUND = "dropped beyond max_catchup_runs"
-    DROPPED_NO_CATCHUP = "dropped: catchup=False"
-    BEFORE_FIRST_LOOK = "skipped: no start_time, nothing before the first scheduling is replayed"
-    NOT_YET_DUE = "not yet due"
-    # Seen only by the coverage audit, which reads real runs rather than replaying a timeline.
-    DUE = "due: no run yet"
-    MISSED = "missed: no run, and the catch-up bound does not explain it (paused, Airflow down, or deleted)"
-
-
-BY_DESIGN = frozenset(
-    {
-        Decision.BEFORE_START,
-        Decision.BEFORE_SKIP_TO_DATE,
-        Decision.AFTER_END,
-        Decision.DROPPED_BOUND,
-        Decision.DROPPED_NO_CATCHUP,
-        Decision.BEFORE_FIRST_LOOK,
-    }
-)
-"""The decisions by which the schedule itself leaves a fire without a run: its start, end and skip_to_date, and its
-catch-up rule. A fire dropped this way is not a failure of Airflow; a fire ``MISSED`` or ``DUE`` is."""
-
-CATCH_UP_DROPS = frozenset({Decision.DROPPED_BOUND, Decision.DROPPED_NO_CATCHUP, Decision.BEFORE_FIRST_LOOK})
-"""The drops by design that only the catch-up rule makes: fires the schedule meant to run, had Airflow been up."""
-
-_FROM_POLICY = {
-    FireDecision.BEFORE_START: Decision.BEFORE_START,
-    FireDecision.BEFORE_SKIP_TO_DATE: Decision.BEFORE_SKIP_TO_DATE,
-    FireDecision.AT_OR_AFTER_END: Decision.AFTER_END,
-}
 
 
 @dataclass(frozen=True)
@@ -190,7 +151,7 @@ class _Builder:
         assert last is not None
         return first, last
 
-    def pieces(self, after: datetime, upto: datetime) -> Iterator[tuple[datetime, datetime, FireDecision]]:
+    def pieces(self, after: datetime, upto: datetime) -> Iterator[tuple[datetime, datetime, Decision]]:
         """``(after, upto]`` cut where eligibility changes: (first fire, last fire, the policy's decision)."""
         lo = after
         for cut in [*(c for c in self.cuts if after < c < upto), upto]:
@@ -202,7 +163,7 @@ class _Builder:
     def classify_range(self, after: datetime, upto: datetime, eligible: Decision, **kw: object) -> None:
         """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*."""
         for first, last, why in self.pieces(after, upto):
-            self.emit(_FROM_POLICY.get(why, eligible), first, last, **kw)  # type: ignore[arg-type]
+            self.emit(eligible if why is Decision.ELIGIBLE else why, first, last, **kw)  # type: ignore[arg-type]
 
 
 def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:

@@ -1,0 +1,48 @@
+"""What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab.
+
+The policy answers the first four (:meth:`~hops_timetable.core.catchup.CatchupPolicy.classify`: may the schedule run
+this fire at all); the simulator, replaying a timeline, and the coverage, reading a DAG's real runs, say what then
+happened to an eligible fire. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["BY_DESIGN", "CATCH_UP_DROPS", "Decision"]
+
+
+class Decision(str, Enum):
+    """What happened, or happens, to a cron fire; the value is the text reports show."""
+
+    # The schedule's own bounds (CatchupPolicy.classify).
+    ELIGIBLE = "eligible"
+    BEFORE_START = "skipped before start"
+    BEFORE_SKIP_TO_DATE = "skipped before skip_to_date"
+    AFTER_END = "after end"
+    # What became of an eligible fire (the simulator and the coverage).
+    CREATED = "created"
+    DROPPED_BOUND = "dropped beyond max_catchup_runs"
+    DROPPED_NO_CATCHUP = "dropped: catchup=False"
+    BEFORE_FIRST_LOOK = "skipped: no start_time, nothing before the first scheduling is replayed"
+    NOT_YET_DUE = "not yet due"
+    # Seen only by the coverage audit, which reads real runs rather than replaying a timeline.
+    DUE = "due: no run yet"
+    MISSED = "missed: no run, and the catch-up bound does not explain it (paused, Airflow down, or deleted)"
+
+
+BY_DESIGN = frozenset(
+    {
+        Decision.BEFORE_START,
+        Decision.BEFORE_SKIP_TO_DATE,
+        Decision.AFTER_END,
+        Decision.DROPPED_BOUND,
+        Decision.DROPPED_NO_CATCHUP,
+        Decision.BEFORE_FIRST_LOOK,
+    }
+)
+"""The decisions by which the schedule itself leaves a fire without a run: its start, end and skip_to_date, and its
+catch-up rule. A fire dropped this way is not a failure of Airflow; a fire ``MISSED`` or ``DUE`` is."""
+
+CATCH_UP_DROPS = frozenset({Decision.DROPPED_BOUND, Decision.DROPPED_NO_CATCHUP, Decision.BEFORE_FIRST_LOOK})
+"""The drops by design that only the catch-up rule makes: fires the schedule meant to run, had Airflow been up."""
