@@ -1,0 +1,220 @@
+"""The coverage fire by fire: every fire of a stretch of time (a page) with its decision, window and runs.
+
+Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
+from hops_timetable.core.coverage.runs import RunRecord, RunWindow
+from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
+from hops_timetable.core.window import TICK, as_utc, format_hops_time
+
+__all__ = ["Coverage", "coverage", "coverage_of", "span_of_fires", "timeline_begin"]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The coverage of one DAG at *now*; see the module docstring. ``truncated``: older fires were left out."""
+
+    now: datetime
+    begin: datetime | None
+    fires: list[FireCoverage]
+    runs: list[RunWindow]
+    gaps: list[Span]
+    overlaps: list[Span]
+    duplicates: list[Span]
+    truncated: bool = False
+    counts: dict[str, int] = field(default_factory=dict)
+    dropped: list[Span] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Every expected window up to now is processed or in flight (drops by design aside)."""
+        return not self.gaps
+
+    @property
+    def ok(self) -> bool:
+        """Complete, and no window processed twice or in part twice: nothing went wrong that should not have."""
+        return self.complete and not self.duplicates and not self.overlaps
+
+    def missing(self) -> list[FireCoverage]:
+        """The fires whose window should have been processed and was not."""
+        return [f for f in self.fires if f.expected and not f.covered]
+
+    def dropped_fires(self) -> list[FireCoverage]:
+        """The fires the schedule dropped by design whose window no run processed."""
+        return [f for f in self.fires if f.by_design and not f.covered]
+
+    def verdict(self) -> str:
+        """One line naming both kinds: the windows that should have run and did not, and the drops by design."""
+        return verdict_line(
+            self.now,
+            sum(1 for f in self.fires if f.expected),
+            by_status((f, 1) for f in self.missing()),
+            by_status((f, 1) for f in self.dropped_fires()),
+            sum(1 for f in self.fires if f.pending),
+            len(self.gaps),
+            len(self.duplicates),
+            len(self.overlaps),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "now": format_hops_time(self.now),
+            "begin": None if self.begin is None else format_hops_time(self.begin),
+            "complete": self.complete,
+            "ok": self.ok,
+            "verdict": self.verdict(),
+            "expected_windows": sum(1 for f in self.fires if f.expected),
+            "missing_windows": len(self.missing()),
+            "dropped_by_design": len(self.dropped_fires()),
+            "truncated": self.truncated,
+            "counts": dict(self.counts),
+            "fires": [
+                {
+                    "fire": format_hops_time(f.fire),
+                    "data_interval_start": format_hops_time(f.interval_start),
+                    "data_interval_end": format_hops_time(f.fire),
+                    **f.window.as_env(),
+                    "decision": f.decision.value,
+                    "status": f.status,
+                    "state": f.state,
+                    "run_ids": list(f.run_ids),
+                    "covered": f.covered,
+                    "pending": f.pending,
+                }
+                for f in self.fires
+            ],
+            "runs": [
+                {
+                    "run_id": r.run.run_id,
+                    "run_type": r.run.run_type,
+                    "state": r.run.state,
+                    "source": r.source,
+                    "error": r.error,
+                    **({} if r.window is None else r.window.as_env()),
+                }
+                for r in self.runs
+            ],
+            "gaps": [g.as_json() for g in self.gaps],
+            "dropped": [d.as_json() for d in self.dropped],
+            "overlaps": [o.as_json() for o in self.overlaps],
+            "duplicates": [d.as_json() for d in self.duplicates],
+        }
+
+
+def coverage(
+    policy: CatchupPolicy,
+    catchup: bool,
+    offset_seconds: int | None,
+    runs: Iterable[RunRecord],
+    now: datetime,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    max_fires: int = 100_000,
+    due_grace: timedelta = timedelta(minutes=1),
+) -> Coverage:
+    """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.
+
+    The timeline begins at the policy's start (or, without one, at the data interval start of the oldest scheduled
+    run) or at *since* if that is later, and ends at *now* or at *until* if that is earlier (a page of the
+    history: decisions, coverage and gaps are those of the whole history, cut to it); when more than *max_fires*
+    fires lie in it, only the newest are kept and ``truncated`` is set. A fire that became due less than
+    *due_grace* before *now* and has no run yet is ``pending``: listed, but neither a gap nor counted, since the
+    scheduler creates runs a moment after their fire. Raises ``ValueError`` for ``max_fires < 1``.
+    """
+    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    return coverage_of(rules, since, until, max_fires)
+
+
+def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, max_fires: int) -> Coverage:
+    if max_fires < 1:
+        raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
+    policy = rules.policy
+    now = rules.now
+    begin = timeline_begin(policy, rules.records, since)
+    fires: list[datetime] = []
+    truncated = False
+    if begin is not None:
+        upto = now if until is None else min(now, as_utc(until))
+        fires, truncated = _fires(policy, begin, upto, max_fires)
+    result = [rules.fire(fire) for fire in fires]
+    gaps = _gaps([f for f in result if f.expected], rules.processed)
+    dropped = _gaps([f for f in result if f.by_design], rules.processed)
+    overlaps, duplicates = rules.overlaps()
+    counts: dict[str, int] = defaultdict(int)
+    for item in result:
+        counts[item.status] += 1
+    return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
+
+
+def timeline_begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime | None) -> datetime | None:
+    begin = policy.start
+    if begin is None:
+        starts = [
+            as_utc(r.data_interval_start)
+            for r in records
+            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
+        ]
+        begin = min(starts) if starts else None
+    if since is not None and (begin is None or as_utc(since) > begin):
+        begin = as_utc(since)
+    return begin
+
+
+def span_of_fires(policy: CatchupPolicy, begin: datetime, now: datetime) -> tuple[datetime, datetime] | None:
+    """The first and the newest fire in ``(begin, now]`` before the end."""
+    upto = now if policy.end is None else min(now, policy.end - TICK)
+    newest = policy.cron.prev_before(upto + TICK)
+    first = policy.cron.next_after(begin)
+    if newest is None or first is None or first > newest:
+        return None
+    return first, newest
+
+
+def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
+    """Fires in ``(begin, now]`` before the end, at most the newest *cap*."""
+    span = span_of_fires(policy, begin, now)
+    if span is None:
+        return [], False
+    first, newest = span
+    oldest = newest if cap == 1 else policy.cron.nth_before(newest, cap - 1)
+    truncated = oldest is not None and oldest > first
+    fire: datetime | None = oldest if truncated else first
+    out: list[datetime] = []
+    while fire is not None and fire <= newest:
+        out.append(fire)
+        fire = policy.cron.next_after(fire)
+    return out, truncated
+
+
+def _gaps(expected: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
+    """The parts of the windows of *expected* (fires in order) that no processed window covers, with their reasons."""
+    holes = uncovered(merge_spans((f.window.start, f.window.end) for f in expected), processed)
+    # Windows follow the fires: their starts and their ends both grow with the fire, and so do the holes, so one
+    # pass finds the fires each hole meets.
+    gaps = []
+    first = 0
+    for lo, hi in holes:
+        while first < len(expected) and expected[first].window.end <= lo:
+            first += 1
+        there = []
+        index = first
+        while index < len(expected) and expected[index].window.start < hi:
+            if lo < expected[index].window.end:
+                there.append(expected[index])
+            index += 1
+        reasons = tuple(dict.fromkeys(f.status for f in there))
+        run_ids = tuple(dict.fromkeys(r for f in there for r in f.run_ids))
+        gaps.append(Span(lo, hi, reasons, run_ids))
+    return gaps

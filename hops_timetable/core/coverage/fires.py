@@ -1,0 +1,207 @@
+"""What a DAG's runs say about any one of its fires: its decision, its window, whether a run processed it.
+
+:class:`Rules` is the one place a fire's decision and coverage are made; :func:`~.detail.coverage` asks it fire by
+fire, :func:`~.history.history` stretch by stretch. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.runs import DONE_STATES, IN_FLIGHT_STATES, RunRecord, best_state, run_window
+from hops_timetable.core.coverage.spans import Span, inside, merge_spans, overlaps_and_duplicates
+from hops_timetable.core.decision import BY_DESIGN, Decision
+from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window
+
+__all__ = ["FireCoverage", "Rules", "by_status", "verdict_line"]
+
+
+@dataclass(frozen=True)
+class FireCoverage:
+    """One cron fire: its decision, its scheduled Airflow interval and HOPS window, and the runs that have it."""
+
+    fire: datetime
+    decision: Decision
+    interval_start: datetime
+    window: HopsWindow
+    run_ids: tuple[str, ...] = ()
+    state: str | None = None
+    covered: bool = False
+    pending: bool = False  # due within the grace period: the scheduler is about to create its run
+
+    @property
+    def status(self) -> str:
+        """``ran``, ``running``, ``failed`` for a fire with a run (its best state), else the decision's text."""
+        if self.decision is Decision.CREATED:
+            if self.state in DONE_STATES:
+                return "ran"
+            if self.state in IN_FLIGHT_STATES:
+                return "running"
+            return self.state or "created"
+        return str(self.decision.value)
+
+    @property
+    def by_design(self) -> bool:
+        """The schedule itself left this fire without a run (its bounds, skip_to_date or catch-up rule)."""
+        return self.decision in BY_DESIGN
+
+    @property
+    def expected(self) -> bool:
+        """Whether this window should have been processed: not dropped by design, and not only just due."""
+        return not self.by_design and not self.pending
+
+
+class Rules:
+    """What the runs of one DAG say about any of its fires: the one place a fire's decision and coverage are made.
+
+    Built once from the runs (``O(runs log runs)``); each fire is then answered by bisection, so the cost of a
+    timeline is its number of fires times ``log(runs)``, or, for :func:`history`, its number of runs and stretches.
+    """
+
+    def __init__(
+        self,
+        policy: CatchupPolicy,
+        catchup: bool,
+        offset_seconds: int | None,
+        runs: Iterable[RunRecord],
+        now: datetime,
+        due_grace: timedelta,
+    ) -> None:
+        self.policy = policy
+        self.catchup = catchup
+        self.offset = offset_seconds
+        self.now = as_utc(now)
+        self.grace_limit = self.now - due_grace
+        self.records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
+        self.windows = [run_window(r, offset_seconds, policy) for r in self.records]
+        by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
+        for record in self.records:
+            if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
+                by_fire[as_utc(record.data_interval_end)].append(record)
+        self.by_fire = dict(by_fire)
+        self.processed = merge_spans(
+            (r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None
+        )
+        self.processed_starts = [lo for lo, _ in self.processed]
+        scheduled = sorted(
+            (fire, min((r.queued_at for r in rs if r.queued_at is not None), default=None))
+            for fire, rs in self.by_fire.items()
+            if any(r.run_type == "scheduled" for r in rs)
+        )
+        self.scheduled_fires = [fire for fire, _ in scheduled]
+        self.scheduled_queued = [queued for _, queued in scheduled]
+        self.dropped = Decision.DROPPED_BOUND if catchup else Decision.DROPPED_NO_CATCHUP
+        newest_run = self.scheduled_fires[-1] if scheduled else None
+        due = policy.next_run(newest_run, self.now, catchup=catchup)
+        self.due_from = None if due is None else due.fire
+        self._gap_decisions: dict[int, Decision] = {}
+        self._overlaps: tuple[list[Span], list[Span]] | None = None
+
+    def decide(self, fire: datetime) -> Decision:
+        """The decision of *fire*; see the module docstring."""
+        if fire in self.by_fire:
+            return Decision.CREATED
+        why = self.policy.classify(fire)
+        if why is not Decision.ELIGIBLE:
+            return why
+        index = bisect_right(self.scheduled_fires, fire)  # the first scheduled run with a fire after this one
+        if index < len(self.scheduled_fires):
+            if index not in self._gap_decisions:
+                # The run after the gap: the bound explains the gap if the policy, asked when Airflow queued that
+                # run, picks exactly it. One question per gap, whatever the number of fires in it.
+                previous = self.scheduled_fires[index - 1] if index > 0 else None
+                queued = self.scheduled_queued[index]
+                picked = None if queued is None else self.policy.next_run(previous, queued, catchup=self.catchup)
+                explained = picked is not None and picked.fire == self.scheduled_fires[index]
+                self._gap_decisions[index] = self.dropped if explained else Decision.MISSED
+            return self._gap_decisions[index]
+        if self.due_from is not None and fire >= self.due_from:
+            return Decision.DUE
+        return Decision.MISSED
+
+    def fire(self, fire: datetime) -> FireCoverage:
+        """Everything known of *fire*."""
+        decision = self.decide(fire)
+        interval_start = self.policy.interval_start(fire)
+        window = hops_window(interval_start, fire, self.offset)
+        own = self.by_fire.get(fire, [])
+        return FireCoverage(
+            fire=fire,
+            decision=decision,
+            interval_start=interval_start,
+            window=window,
+            run_ids=tuple(r.run_id for r in own),
+            state=best_state(own) if own else None,
+            covered=inside(self.processed, self.processed_starts, window.start, window.end),
+            pending=decision is Decision.DUE and fire > self.grace_limit,
+        )
+
+    def overlaps(self) -> tuple[list[Span], list[Span]]:
+        """The overlaps and duplicates of the processed windows, worked out once."""
+        if self._overlaps is None:
+            self._overlaps = overlaps_and_duplicates(self.windows)
+        return self._overlaps
+
+    def cuts(self, offset_seconds: int | None) -> list[datetime]:
+        """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.
+
+        Between two of them every fire without a run has the same decision (the policy's start, skip_to_date and
+        end; the scheduled run after it; the first fire still due; the grace period) and the same coverage, except
+        the first fire after a cut, whose window starts before it: the processed spans' ends, moved by the offset,
+        since a fire's window ``[previous fire - offset, fire - offset)`` lies inside ``[lo, hi)`` exactly when
+        ``lo + offset <= previous fire`` and ``fire <= hi + offset``. Every fire with a run ends a stretch too.
+        """
+        policy = self.policy
+        shift = timedelta(seconds=offset_seconds or 0)
+        cuts: list[datetime] = [*self.by_fire, self.grace_limit]
+        cuts += [t for t in (policy.start,) if t is not None]
+        cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
+        for lo, hi in self.processed:
+            cuts += [lo + shift, hi + shift]
+        cuts += [fire - TICK for fire in self.by_fire]
+        return sorted(set(cuts))
+
+
+def by_status(items: Iterable[tuple[FireCoverage, int]]) -> dict[str, int]:
+    """Fires counted by status: each item a fire and how many fires read like it."""
+    why: dict[str, int] = defaultdict(int)
+    for fire, count in items:
+        why[fire.status] += count
+    return dict(why)
+
+
+def verdict_line(
+    now: datetime,
+    expected: int,
+    missing: Mapping[str, int],
+    dropped: Mapping[str, int],
+    pending: int,
+    gaps: int,
+    duplicates: int,
+    overlaps: int,
+) -> str:
+    """The one-line verdict of :class:`Coverage` and :class:`History`, from their counts."""
+
+    def listed(counts: Mapping[str, int]) -> str:
+        return ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    n_dropped = sum(dropped.values())
+    design = f"{n_dropped:,} dropped by design ({listed(dropped)})" if n_dropped else "none dropped by design"
+    twice = [f"{duplicates:,} window(s) processed more than once"] if duplicates else []
+    twice += [f"{overlaps:,} overlap(s)"] if overlaps else []
+    upto = format_hops_time(now)
+    if missing:
+        head = f"gaps found: {sum(missing.values()):,} of {expected:,} expected window(s) not processed "
+        return head + f"({listed(missing)}); " + "; ".join([f"{gaps:,} gap(s)", *twice, design])
+    if twice:
+        return f"overlaps found: all {expected:,} expected window(s) up to {upto} processed; " + "; ".join(
+            [*twice, design]
+        )
+    tail = f" ({pending:,} fire(s) due a moment ago, run not created yet)" if pending else ""
+    return f"complete: all {expected:,} expected window(s) up to {upto} processed{tail}; {design}"

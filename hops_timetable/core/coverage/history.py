@@ -1,0 +1,268 @@
+"""A DAG's whole history as stretches of fires that read alike: what :func:`~.detail.coverage` says, at a cost set
+by the runs, not by the fires. Pure: no Airflow import."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage.detail import Coverage, coverage_of, span_of_fires, timeline_begin
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
+from hops_timetable.core.coverage.runs import RunRecord
+from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
+from hops_timetable.core.decision import Decision
+from hops_timetable.core.window import TICK, format_hops_time
+
+__all__ = ["History", "Stretch", "history"]
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """Consecutive fires, ``sample.fire`` to ``last`` (``count`` of them), of which *sample* says what holds for each
+    (their decision, status and coverage; the run ids are those of the first fire only)."""
+
+    sample: FireCoverage
+    last: datetime
+    count: int
+    window_end: datetime  # the HOPS window end of the last fire
+
+    @property
+    def first(self) -> datetime:
+        return self.sample.fire
+
+    def key(self) -> tuple[object, ...]:
+        s = self.sample
+        return (s.decision, s.status, s.covered, s.pending)
+
+    def describe(self) -> str:
+        """``2026-01-01T01:00:00Z .. 2026-11-30T12:00:00Z: 8,003 window(s) dropped beyond max_catchup_runs``."""
+        span = format_hops_time(self.first)
+        if self.count > 1:
+            span += f" .. {format_hops_time(self.last)}"
+        covered = (
+            " (covered by other runs)" if self.sample.covered and self.sample.decision is not Decision.CREATED else ""
+        )
+        return f"{span}: {self.count:,} window(s) {self.sample.status}{covered}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "first": format_hops_time(self.first),
+            "last": format_hops_time(self.last),
+            "count": self.count,
+            "decision": self.sample.decision.value,
+            "status": self.sample.status,
+            "covered": self.sample.covered,
+            "pending": self.sample.pending,
+        }
+
+
+@dataclass(frozen=True)
+class History:
+    """A DAG's whole history at *now* as :class:`Stretch` es: what :func:`coverage` says, at a cost set by the runs.
+
+    ``fires`` is the number of fires; ``gaps`` and ``dropped`` as in :class:`Coverage`, over the whole history.
+    """
+
+    now: datetime
+    begin: datetime | None
+    stretches: list[Stretch]
+    gaps: list[Span]
+    dropped: list[Span]
+    duplicates: int
+    overlaps: int
+    policy: CatchupPolicy
+    rules: Rules = field(repr=False, compare=False)
+
+    @property
+    def fires(self) -> int:
+        return sum(s.count for s in self.stretches)
+
+    @property
+    def complete(self) -> bool:
+        return not self.gaps
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and not self.duplicates and not self.overlaps
+
+    def counts(self) -> dict[str, int]:
+        """Fires by status."""
+        return by_status((s.sample, s.count) for s in self.stretches)
+
+    def verdict(self) -> str:
+        """The verdict :meth:`Coverage.verdict` gives for the same history, uncapped."""
+        return verdict_line(
+            self.now,
+            sum(s.count for s in self.stretches if s.sample.expected),
+            by_status((s.sample, s.count) for s in self.stretches if s.sample.expected and not s.sample.covered),
+            by_status((s.sample, s.count) for s in self.stretches if s.sample.by_design and not s.sample.covered),
+            sum(s.count for s in self.stretches if s.sample.pending),
+            len(self.gaps),
+            self.duplicates,
+            self.overlaps,
+        )
+
+    def nth_newest(self, n: int) -> datetime | None:
+        """The fire *n* places before the newest (0: the newest), or None beyond the oldest."""
+        for stretch in reversed(self.stretches):
+            if n < stretch.count:
+                return stretch.last if n == 0 else self.policy.cron.nth_before(stretch.last, n)
+            n -= stretch.count
+        return None
+
+    def coverage(
+        self, since: datetime | None = None, until: datetime | None = None, max_fires: int = 100_000
+    ) -> Coverage:
+        """:func:`coverage` of the same runs, fire by fire, for the fires in ``(since, until]`` (a page)."""
+        return coverage_of(self.rules, since, until, max_fires)
+
+    def expand(self, stretch: Stretch) -> list[FireCoverage]:
+        """Every fire of *stretch*, one by one (the cost of its length)."""
+        out = []
+        fire: datetime | None = stretch.first
+        while fire is not None and fire <= stretch.last:
+            out.append(self.rules.fire(fire))
+            fire = self.policy.cron.next_after(fire)
+        return out
+
+    def fire_after(self, stretch: Stretch) -> FireCoverage | None:
+        """The fire right after *stretch*, if the history has it."""
+        fire = self.policy.cron.next_after(stretch.last)
+        return None if fire is None or fire > self.stretches[-1].last else self.rules.fire(fire)
+
+    def older_than(self, fire: datetime) -> list[Stretch]:
+        """The stretches of the fires before *fire*, the one holding it cut short."""
+        out = []
+        for stretch in self.stretches:
+            if stretch.first >= fire:
+                break
+            if stretch.last < fire:
+                out.append(stretch)
+                continue
+            last = self.policy.cron.prev_before(fire)
+            assert last is not None
+            count = count_fires(self.policy.cron, stretch.first, last)
+            shift = stretch.window_end - stretch.last
+            out.append(Stretch(stretch.sample, last, count, last + shift))
+        return out
+
+
+def history(
+    policy: CatchupPolicy,
+    catchup: bool,
+    offset_seconds: int | None,
+    runs: Iterable[RunRecord],
+    now: datetime,
+    *,
+    since: datetime | None = None,
+    due_grace: timedelta = timedelta(minutes=1),
+) -> History:
+    """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
+
+    The fires are cut only where an answer may change (:meth:`Rules.cuts`: the runs, the processed spans, the
+    policy's bounds), each piece asked about its first, second and last fire and its length counted by the cron,
+    so the cost grows with the runs, not with the fires: a million fires of a bounded catch-up cost what its few
+    dozen runs cost.
+    """
+    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    begin = timeline_begin(policy, rules.records, since)
+    stretches: list[Stretch] = []
+    span = None if begin is None else span_of_fires(policy, begin, rules.now)
+    if span is not None:
+        first, newest = span
+        low = first - TICK
+        for cut in [*(c for c in rules.cuts(offset_seconds) if first <= c < newest), newest]:
+            for stretch in _piece(rules, low, cut):
+                _push(stretches, stretch)
+            low = cut
+
+    def spans(keep: Callable[[FireCoverage], bool]) -> list[Span]:
+        chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
+        wanted = merge_spans((s.sample.window.start, s.window_end) for s in chosen)
+        holes = uncovered(wanted, rules.processed)
+        out = []
+        index = 0
+        for lo, hi in holes:
+            while index < len(chosen) and chosen[index].window_end <= lo:
+                index += 1
+            there: list[str] = []
+            scan = index
+            while scan < len(chosen) and chosen[scan].sample.window.start < hi:
+                there.append(chosen[scan].sample.status)
+                scan += 1
+            out.append(Span(lo, hi, tuple(dict.fromkeys(there))))
+        return out
+
+    overlaps, duplicates = rules.overlaps()
+    return History(
+        rules.now,
+        begin,
+        stretches,
+        spans(lambda f: f.expected),
+        spans(lambda f: f.by_design),
+        len(duplicates),
+        len(overlaps),
+        policy,
+        rules,
+    )
+
+
+def _piece(rules: Rules, low: datetime, high: datetime) -> list[Stretch]:
+    """The fires in ``(low, high]``: the first and the last asked one by one, the rest as the second says."""
+    cron = rules.policy.cron
+    first = cron.next_after(low)
+    if first is None or first > high:
+        return []
+    last = cron.prev_before(high + TICK)
+    assert last is not None
+    shift = timedelta(seconds=rules.offset or 0)
+    out = [_single(rules.fire(first))]
+    if last == first:
+        return out
+    second = cron.next_after(first)
+    assert second is not None
+    if second < last:
+        before_last = cron.prev_before(last)
+        assert before_last is not None
+        sample = rules.fire(second)
+        out.append(Stretch(sample, before_last, count_fires(cron, second, before_last), before_last - shift))
+    out.append(_single(rules.fire(last)))
+    return out
+
+
+def _single(fire: FireCoverage) -> Stretch:
+    return Stretch(fire, fire.fire, 1, fire.window.end)
+
+
+def _push(stretches: list[Stretch], stretch: Stretch) -> None:
+    """Append *stretch*, joined to the one before when every fire of both reads alike."""
+    if stretches and stretches[-1].key() == stretch.key():
+        top = stretches[-1]
+        stretches[-1] = Stretch(top.sample, stretch.last, top.count + stretch.count, stretch.window_end)
+    else:
+        stretches.append(stretch)
+
+
+def count_fires(cron: Any, first: datetime, last: datetime) -> int:
+    """The number of fires in ``[first, last]``, both fires, in about ``2 log2(n)`` backward counts of the cron."""
+    end = last + TICK
+    fire: datetime | None = first
+    for n in range(1, 65):
+        # Short stretches are walked, long ones searched.
+        fire = cron.next_after(fire)
+        if fire is None or fire > last:
+            return n
+    low, high = 64, 128
+    while (found := cron.nth_before(end, high)) is not None and found >= first:
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        found = cron.nth_before(end, middle)
+        if found is not None and found >= first:
+            low = middle
+        else:
+            high = middle
+    return low

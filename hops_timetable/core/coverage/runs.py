@@ -1,0 +1,127 @@
+"""Which HOPS window a DAG run processed: the runs as Airflow records them, and the windows of the runs to come.
+
+A run's window is the one its tasks see, by the operators' own rule
+(:func:`~hops_timetable.core.conf_window.resolve_run_window`): a window in ``conf["hops_window"]``, else the
+scheduler's window for scheduled and backfill runs, else none. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, conf_with_form_window, resolve_run_window
+from hops_timetable.core.simulate import scheduled_runs
+from hops_timetable.core.window import HopsWindow, as_utc, hops_window, parse_hops_time
+
+__all__ = [
+    "DONE_STATES",
+    "IN_FLIGHT_STATES",
+    "RunRecord",
+    "RunWindow",
+    "best_state",
+    "run_window",
+    "upcoming_windows",
+]
+
+
+DONE_STATES = frozenset({"success"})
+IN_FLIGHT_STATES = frozenset({"queued", "running"})
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One DAG run as Airflow's REST API or metadata database gives it; datetimes aware (UTC)."""
+
+    run_id: str
+    run_type: str
+    state: str
+    run_after: datetime
+    logical_date: datetime | None = None
+    data_interval_start: datetime | None = None
+    data_interval_end: datetime | None = None
+    queued_at: datetime | None = None
+    conf: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RunWindow:
+    """The HOPS window a run's tasks see, and where it comes from: ``scheduler``, ``conf`` or ``None``.
+
+    ``error`` is set (and ``window`` is ``None``) when ``conf["hops_window"]`` is invalid: such a run's tasks fail.
+    """
+
+    run: RunRecord
+    window: HopsWindow | None
+    source: str | None
+    error: str | None = None
+
+    @property
+    def processed(self) -> bool:
+        """The window counts as processed: the run succeeded or is in flight."""
+        return self.window is not None and (self.run.state in DONE_STATES or self.run.state in IN_FLIGHT_STATES)
+
+
+def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy | None = None) -> RunWindow:
+    """The HOPS window *run*'s tasks see, by the operators' rule (operator ``env`` aside, which runs do not record).
+
+    *policy* is the DAG's schedule: a backfill's takeover of a manual run processes the scheduled window of its
+    logical date, which only the schedule knows (without it, the interval the run carries is read).
+    """
+    interval = None
+    if run.data_interval_start is not None and run.data_interval_end is not None:
+        interval = (run.data_interval_start, run.data_interval_end)
+
+    def replay(logical_date: datetime) -> HopsWindow | None:
+        assert policy is not None
+        scheduled = policy.scheduled_run_at(logical_date)
+        return None if scheduled is None else hops_window(scheduled.interval_start, scheduled.fire, offset_seconds)
+
+    try:
+        env, source = resolve_run_window(
+            run_type=run.run_type,
+            data_interval=interval,
+            conf=conf_with_form_window(run.conf),
+            offset_seconds=offset_seconds,
+            run_after=run.run_after,
+            logical_date=run.logical_date,
+            replay=None if policy is None else replay,
+            run_id=run.run_id,
+        )
+    except HopsWindowError as exc:
+        return RunWindow(run, None, "conf", str(exc))
+    except RunWindowError as exc:
+        return RunWindow(run, None, None, str(exc))
+    if not env:
+        return RunWindow(run, None, None)
+    window = HopsWindow(
+        start=_env_time(env["HOPS_START_TIME"]),
+        end=_env_time(env["HOPS_END_TIME"]),
+        logical_date=_env_time(env["HOPS_LOGICAL_DATE"]),
+    )
+    return RunWindow(run, window, "conf" if source == "conf" else "scheduler")
+
+
+def _env_time(text: str) -> datetime:
+    """A ``HOPS_*`` value read back; ``fromisoformat`` does it in a tenth of ``strptime``'s time."""
+    value = datetime.fromisoformat(text[:-1] + "+00:00") if text.endswith("Z") else parse_hops_time(text)
+    return as_utc(value)
+
+
+_STATE_RANK = {"success": 3, "running": 2, "queued": 1}
+
+
+def best_state(runs: Sequence[RunRecord]) -> str:
+    return max(runs, key=lambda r: _STATE_RANK.get(r.state, 0)).state
+
+
+def upcoming_windows(
+    policy: CatchupPolicy, catchup: bool, offset_seconds: int | None, last_fire: datetime | None, now: datetime, n: int
+) -> list[tuple[datetime, datetime, HopsWindow]]:
+    """The next *n* runs as (fire, interval start, HOPS window), as the scheduler would make them from *now* on."""
+    runs = itertools.islice(scheduled_runs(policy, last_fire, now, catchup=catchup), n)
+    return [(run.fire, run.interval_start, hops_window(run.interval_start, run.fire, offset_seconds)) for run in runs]
