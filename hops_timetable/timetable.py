@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import warnings
 from datetime import datetime, timezone
 from functools import cached_property
@@ -39,33 +38,19 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 
 from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
-from hops_timetable.core.cron import CronSyntaxError, QuartzCron, parse_shared
+from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
-from hops_timetable.core.validation import (
-    ArgumentError,
-    check_bool,
-    check_catchup_runs,
-    check_end_after_start,
-    check_iso_datetime,
-    check_offset,
-    check_utc_datetime,
-    check_window_start,
-    short_repr,
-)
-from hops_timetable.core.window import HopsWindow, as_utc, hops_window, window_rule
+from hops_timetable.core.schedule import SERIALIZATION_VERSION, Schedule, setting_doc
+from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
     from airflow.utils.types import DagRunType
 
-__all__ = ["HopsTimetableWarning", "HopsworksTimetable"]
+__all__ = ["SERIALIZATION_VERSION", "HopsTimetableWarning", "HopsworksTimetable"]
 
 log = logging.getLogger(__name__)
-
-SERIALIZATION_VERSION = 2
-"""Bumped whenever :meth:`HopsworksTimetable.serialize` changes shape; older payloads keep loading.
-
-2: ``start_time``, ``end_time`` and ``catchup`` (absent in version 1 payloads, read as ``None``)."""
 
 # Candidate runs tried when the ones the catch-up bound wants are taken by manual or backfill runs; beyond that the
 # stored run, which Airflow has checked itself, is created instead.
@@ -75,21 +60,6 @@ _UNSET: Any = object()
 _UTC = pendulum.UTC
 # The constructor's own (refused) ``timezone`` argument shadows the module inside it.
 _STD_UTC = timezone.utc
-
-
-class _Loading(threading.local):
-    """Set while a stored payload is loaded: the clock-dependent build checks do not apply to a stored schedule."""
-
-    active = False
-
-    def __enter__(self) -> None:
-        self.active = True
-
-    def __exit__(self, *exc: object) -> None:
-        self.active = False
-
-
-_loading = _Loading()
 
 
 class HopsTimetableWarning(UserWarning):
@@ -108,23 +78,20 @@ _T = TypeVar("_T")
 
 
 class _Setting(Generic[_T]):
-    """A read-only setting of the timetable: the attribute ``_<name>`` that ``__init__`` set, under ``<name>``."""
-
-    def __init__(self, doc: str) -> None:
-        self.__doc__ = doc
+    """A read-only setting of the timetable, under its Hopsworks name: the field of its :class:`Schedule`."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
-        self._attr = f"_{name}"
+        self.__doc__ = setting_doc(name)
 
     @overload
     def __get__(self, obj: None, owner: type) -> _Setting[_T]: ...
     @overload
-    def __get__(self, obj: object, owner: type) -> _T: ...
-    def __get__(self, obj: object | None, owner: type) -> _Setting[_T] | _T:
+    def __get__(self, obj: HopsworksTimetable, owner: type) -> _T: ...
+    def __get__(self, obj: HopsworksTimetable | None, owner: type) -> _Setting[_T] | _T:
         if obj is None:
             return self
-        value: _T = getattr(obj, self._attr)
+        value: _T = obj._schedule.argument(self._name)
         return value
 
     def __set__(self, obj: object, value: object) -> None:
@@ -151,7 +118,9 @@ class HopsworksTimetable(Timetable):
         and never reads the serialized DAG. Left out, the package's DAG policy binds the DAG's own when Airflow
         parses the file (:meth:`bound_to`); see :meth:`is_range_request`.
 
-    All settings are read-only properties: a timetable never changes after it is built.
+    The settings are validated by :meth:`Schedule.build <hops_timetable.core.schedule.Schedule.build>`, which
+    raises :class:`~hops_timetable.core.validation.ArgumentError` naming the argument. All settings are read-only
+    properties: a timetable never changes after it is built.
     """
 
     def __init__(
@@ -172,103 +141,80 @@ class HopsworksTimetable(Timetable):
                 f"HopsworksTimetable takes no timezone (got timezone={timezone!r}): Hopsworks evaluates every "
                 "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
             )
-        self._cron = parse_shared(cron_expression)
-        self._start_time_offset_seconds = check_offset("start_time_offset_seconds", start_time_offset_seconds)
-        self._end_time_offset_seconds = check_offset("end_time_offset_seconds", end_time_offset_seconds)
-        self._max_catchup_runs = check_catchup_runs("max_catchup_runs", max_catchup_runs)
-        self._skip_to_date = check_utc_datetime("skip_to_date", skip_to_date)
-        self._start_time = check_utc_datetime("start_time", start_time)
-        self._end_time = check_utc_datetime("end_time", end_time)
-        check_end_after_start("start_time", self._start_time, "end_time", self._end_time)
-        check_window_start("start_time", self._start_time, "start_time_offset_seconds", self._start_time_offset_seconds)
-        if catchup is not None and not isinstance(catchup, bool):
-            raise TypeError(f"catchup must be True, False or None, got {catchup!r} ({type(catchup).__name__})")
-        if catchup is None and (self._start_time is not None or self._end_time is not None):
-            raise ValueError(
-                "start_time/end_time are given without catchup: pass the DAG's catchup too (True or False), so "
-                "that the timetable holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
-                "three"
-            )
-        self._catchup = catchup
         # A schedule that can never make a run would build, never run and show no error. The clock-dependent
         # rules (no start: it must still fire after now) need the DAG's start, so they are checked once the
-        # timetable holds the DAG's restriction (hops_schedule, or the DAG policy binding it), and only when a DAG
-        # file builds it, never when a stored one loads: a schedule whose fires now lie in the past keeps loading.
-        clock = None if _loading.active or catchup is None else datetime.now(_STD_UTC)
-        self._schedule_policy().check_can_run(clock)
-        if self._end_time_offset_seconds is not None:
+        # timetable holds the DAG's restriction (hops_schedule, or the DAG policy binding it); a stored schedule
+        # is loaded by deserialize, which never reads the clock.
+        schedule = Schedule.build(
+            cron_expression,
+            now=None if catchup is None else datetime.now(_STD_UTC),
+            start_time_offset_seconds=start_time_offset_seconds,
+            end_time_offset_seconds=end_time_offset_seconds,
+            max_catchup_runs=max_catchup_runs,
+            skip_to_date=skip_to_date,
+            start_time=start_time,
+            end_time=end_time,
+            catchup=catchup,
+        )
+        if schedule.end_offset is not None:
             warnings.warn(
-                f"end_time_offset_seconds={self._end_time_offset_seconds} is ignored, as in Hopsworks: "
+                f"end_time_offset_seconds={schedule.end_offset} is ignored, as in Hopsworks: "
                 "HOPS_END_TIME is the fire moved by start_time_offset_seconds alone",
                 HopsTimetableWarning,
                 stacklevel=2,
             )
-        self._description = self._describe()
+        self._hold(schedule)
+
+    def _hold(self, schedule: Schedule) -> None:
+        self._schedule = schedule
+        self._description = schedule.describe()
         # The scheduler asks again and again with the same restriction; remembering the last policy spares
         # rebuilding it. One attribute holding (key, policy) so that threads never see a mismatched pair.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
 
+    @classmethod
+    def of(cls, schedule: Schedule) -> HopsworksTimetable:
+        """The timetable of a schedule already validated (by :meth:`Schedule.build` or its readers)."""
+        timetable = cls.__new__(cls)
+        timetable._hold(schedule)
+        return timetable
+
     # -- identity ---------------------------------------------------------------------------------------------
+
+    @property
+    def schedule(self) -> Schedule:
+        """The schedule this timetable holds."""
+        return self._schedule
 
     @property
     def cron_expression(self) -> str:
         """The cron expression as given."""
-        return self._cron.source
+        return self._schedule.cron.source
 
     @property
     def cron(self) -> QuartzCron:
         """The parsed cron expression."""
-        return self._cron
+        return self._schedule.cron
 
     @property
     def summary(self) -> str:
-        return self._cron.source
+        return self._schedule.cron.source
 
     @property
     def description(self) -> str:  # type: ignore[override]
         return self._description
 
-    start_time_offset_seconds: _Setting[int | None] = _Setting(
-        "Seconds by which the HOPS window is moved earlier (``None``: not at all)."
-    )
-    end_time_offset_seconds: _Setting[int | None] = _Setting("Accepted and ignored, as in Hopsworks.")
-    max_catchup_runs: _Setting[int | None] = _Setting(
-        "The most runs made for the fires missed during an outage (``None``: no bound)."
-    )
-    skip_to_date: _Setting[datetime | None] = _Setting("Fires before this are never run.")
-    start_time: _Setting[datetime | None] = _Setting("The DAG's start date, when the timetable was given it.")
-    end_time: _Setting[datetime | None] = _Setting("The DAG's (exclusive) end date, when the timetable was given it.")
-    catchup: _Setting[bool | None] = _Setting("The DAG's catchup, when the timetable was given it.")
-
-    def _describe(self) -> str:
-        catchup = (
-            "all missed fires are replayed when catchup=True"
-            if self.max_catchup_runs is None
-            else f"at most the newest {self.max_catchup_runs} missed fire(s) are replayed when catchup=True"
-        )
-        text = (
-            f"{self._cron.describe()} (UTC). Window: {window_rule(self.start_time_offset_seconds)}. "
-            f"Catch-up: {catchup}; catchup=False runs only the newest."
-        )
-        if self.skip_to_date is not None:
-            text += f" Fires before {self.skip_to_date.isoformat()} are skipped."
-        # DagModel.timetable_description is a 1000-character column.
-        return text[:1000]
+    start_time_offset_seconds: _Setting[int | None] = _Setting()
+    end_time_offset_seconds: _Setting[int | None] = _Setting()
+    max_catchup_runs: _Setting[int | None] = _Setting()
+    skip_to_date: _Setting[datetime | None] = _Setting()
+    start_time: _Setting[datetime | None] = _Setting()
+    end_time: _Setting[datetime | None] = _Setting()
+    catchup: _Setting[bool | None] = _Setting()
 
     def __repr__(self) -> str:
-        args = [repr(self._cron.source)]
-        for name in (
-            "start_time_offset_seconds",
-            "end_time_offset_seconds",
-            "max_catchup_runs",
-            "skip_to_date",
-            "start_time",
-            "end_time",
-            "catchup",
-        ):
-            value = getattr(self, name)
-            if value is not None:
-                args.append(f"{name}={value!r}")
+        args = [repr(self.cron_expression)]
+        args += [f"{name}={value!r}" for name, value in self._schedule.arguments().items() if value is not None]
         return f"HopsworksTimetable({', '.join(args)})"
 
     def __eq__(self, other: object) -> bool:
@@ -277,32 +223,12 @@ class HopsworksTimetable(Timetable):
         return self.serialize() == other.serialize()
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                self._cron.source,
-                self.start_time_offset_seconds,
-                self.max_catchup_runs,
-                self.skip_to_date,
-                self.start_time,
-                self.end_time,
-                self.catchup,
-            )
-        )
+        return hash(tuple(self.serialize().items()))
 
     # -- serialization ----------------------------------------------------------------------------------------
 
     def serialize(self) -> dict[str, Any]:
-        return {
-            "version": SERIALIZATION_VERSION,
-            "cron_expression": self._cron.source,
-            "start_time_offset_seconds": self.start_time_offset_seconds,
-            "end_time_offset_seconds": self.end_time_offset_seconds,
-            "max_catchup_runs": self.max_catchup_runs,
-            "skip_to_date": None if self.skip_to_date is None else self.skip_to_date.isoformat(),
-            "start_time": None if self.start_time is None else self.start_time.isoformat(),
-            "end_time": None if self.end_time is None else self.end_time.isoformat(),
-            "catchup": self.catchup,
-        }
+        return self._schedule.payload()
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
@@ -311,55 +237,22 @@ class HopsworksTimetable(Timetable):
         A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION`
         (a payload without ``version`` is version 1), lacks ``cron_expression``, holds an unknown key or a value
         its key does not accept raises :class:`~hops_timetable.core.validation.ArgumentError` (a ``ValueError``), one
-        message naming the key, the value and the versions understood. Airflow then fails to load this DAG only.
+        message naming the key, the value and the versions understood
+        (:meth:`~hops_timetable.core.schedule.Schedule.from_payload`). Airflow then fails to load this DAG only.
         """
         key = _payload_key(data)
         if key is not None:
             return _deserialize_shared(cls, key)
-        return cls._from_payload(data)
-
-    @classmethod
-    def _from_payload(cls, data: object) -> HopsworksTimetable:
-        arguments = _payload_arguments(data)
-        with _loading, warnings.catch_warnings():
-            # The author was warned when the DAG was built; the scheduler need not repeat it on every load.
-            warnings.simplefilter("ignore", HopsTimetableWarning)
-            try:
-                return cls(**arguments)
-            except CronSyntaxError as exc:  # every value was checked alone already; the cron is parsed here
-                cron = arguments["cron_expression"]
-                raise _payload_error("cron_expression", cron, f"key 'cron_expression': {exc}") from None
-            except (TypeError, ValueError) as exc:  # values that do not go together, named by the constructor
-                raise _payload_error("", data, str(exc)) from None
+        return cls.of(Schedule.from_payload(data))
 
     def validate(self) -> None:
         """Check the invariants again; a timetable built through ``__init__`` always passes."""
         try:
-            QuartzCron(self._cron.source)
-            check_offset("start_time_offset_seconds", self.start_time_offset_seconds)
-            check_catchup_runs("max_catchup_runs", self.max_catchup_runs)
-            check_utc_datetime("skip_to_date", self.skip_to_date)
-            check_end_after_start(
-                "start_time",
-                check_utc_datetime("start_time", self.start_time),
-                "end_time",
-                check_utc_datetime("end_time", self.end_time),
-            )
-            self._schedule_policy().check_can_run()
-        except (TypeError, ValueError) as exc:
+            self._schedule.validate()
+        except ArgumentError as exc:
             raise AirflowTimetableInvalid(str(exc)) from exc
 
     # -- the rules --------------------------------------------------------------------------------------------
-
-    def _schedule_policy(self) -> CatchupPolicy:
-        # The schedule as its own settings define it (a timetable that holds no restriction: none).
-        return CatchupPolicy(
-            cron=self._cron,
-            start=self._start_time,
-            end=self._end_time,
-            skip_to=self._skip_to_date,
-            max_catchup_runs=self._max_catchup_runs,
-        )
 
     def bound_to(self, start: datetime | None, end: datetime | None, catchup: bool) -> HopsworksTimetable:
         """This schedule holding the restriction ``(start, end, catchup)`` of the DAG it schedules.
@@ -370,20 +263,12 @@ class HopsworksTimetable(Timetable):
         however the DAG was written. Raises :class:`~hops_timetable.core.validation.ArgumentError` when the schedule
         can never run within it.
         """
-        if (self._start_time, self._end_time, self._catchup) == (start, end, catchup):
+        held = self._schedule
+        if held.bound and (held.start, held.end, held.catchup) == (start, end, catchup):
             return self
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", HopsTimetableWarning)  # said once, when the DAG file built it
-            return type(self)(
-                self._cron.source,
-                start_time_offset_seconds=self._start_time_offset_seconds,
-                end_time_offset_seconds=self._end_time_offset_seconds,
-                max_catchup_runs=self._max_catchup_runs,
-                skip_to_date=self._skip_to_date,
-                start_time=start,
-                end_time=end,
-                catchup=catchup,
-            )
+        arguments = {**held.arguments(), "start_time": start, "end_time": end, "catchup": catchup}
+        # The warning about an ignored setting was given once, when the DAG file built the timetable.
+        return self.of(Schedule.build(held.cron, now=datetime.now(_STD_UTC), **arguments))
 
     def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
         """The HOPS window of the scheduled run whose logical date is *logical_date*; ``None`` when none has it.
@@ -392,7 +277,7 @@ class HopsworksTimetable(Timetable):
         run's, or a zero-length one from an earlier timetable): the window a backfill gives that logical date.
         """
         run = self._range_policy.scheduled_run_at(as_utc(logical_date))
-        return None if run is None else hops_window(run.interval_start, run.fire, self._start_time_offset_seconds)
+        return None if run is None else hops_window(run.interval_start, run.fire, self._schedule.offset)
 
     def policy(self, restriction: TimeRestriction | None = None) -> CatchupPolicy:
         """The catch-up policy for a DAG with this (own, not a backfill's) restriction.
@@ -400,8 +285,8 @@ class HopsworksTimetable(Timetable):
         When the timetable holds the DAG's restriction, its start and end are the schedule's; otherwise the
         restriction's (none given: no start and no end).
         """
-        if self._catchup is not None:
-            key: tuple[datetime | None, datetime | None] = (self._start_time, self._end_time)
+        if self._schedule.bound:
+            key: tuple[datetime | None, datetime | None] = (self._schedule.start, self._schedule.end)
         elif restriction is None:
             key = (None, None)
         else:
@@ -413,7 +298,11 @@ class HopsworksTimetable(Timetable):
         if last is not None and last[0] == key:
             return last[1]
         policy = CatchupPolicy(
-            cron=self._cron, start=key[0], end=key[1], skip_to=self.skip_to_date, max_catchup_runs=self.max_catchup_runs
+            cron=self._schedule.cron,
+            start=key[0],
+            end=key[1],
+            skip_to=self._schedule.skip_to,
+            max_catchup_runs=self._schedule.max_catchup_runs,
         )
         self._last_policy = (key, policy)
         return policy
@@ -440,18 +329,26 @@ class HopsworksTimetable(Timetable):
         latest = None if restriction.latest is None else as_utc(restriction.latest)
         if latest is None or not restriction.catchup:
             return False
-        if self._catchup is not None:
-            return (earliest, latest, restriction.catchup) != (self._start_time, self._end_time, self._catchup)
+        if self._schedule.bound:
+            return (earliest, latest, restriction.catchup) != (
+                self._schedule.start,
+                self._schedule.end,
+                self._schedule.catchup,
+            )
         return False
 
     @cached_property
     def _unrestricted(self) -> CatchupPolicy:
-        return CatchupPolicy(cron=self._cron, skip_to=self.skip_to_date, max_catchup_runs=self.max_catchup_runs)
+        return CatchupPolicy(
+            cron=self._schedule.cron, skip_to=self._schedule.skip_to, max_catchup_runs=self._schedule.max_catchup_runs
+        )
 
     @cached_property
     def _range_policy(self) -> CatchupPolicy:
         # A backfill replays the schedule: the DAG's own start and end when known, no catch-up bound.
-        return CatchupPolicy(cron=self._cron, start=self._start_time, end=self._end_time, skip_to=self.skip_to_date)
+        return CatchupPolicy(
+            cron=self._schedule.cron, start=self._schedule.start, end=self._schedule.end, skip_to=self._schedule.skip_to
+        )
 
     def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
         """The HOPS_* window of the run with this Airflow data interval."""
@@ -469,7 +366,7 @@ class HopsworksTimetable(Timetable):
         run_after = as_utc(info.run_after)
         if interval is None:
             return After.of_fire(run_after)
-        return After.of_run(self._cron, as_utc(interval.start), as_utc(interval.end), run_after)
+        return After.of_run(self._schedule.cron, as_utc(interval.start), as_utc(interval.end), run_after)
 
     # -- Airflow's timetable protocol -------------------------------------------------------------------------
 
@@ -526,7 +423,7 @@ class HopsworksTimetable(Timetable):
             run_type=run_type, run_after=run_after, data_interval=data_interval, **extra
         )
         if getattr(run_type, "value", run_type) == "scheduled":
-            return mark_offset(run_id, self._start_time_offset_seconds)
+            return mark_offset(run_id, self._schedule.offset)
         return run_id
 
     def next_run_info_from_dag_model(self, *, dag_model: DagModel) -> DagRunInfo | None:
@@ -544,11 +441,11 @@ class HopsworksTimetable(Timetable):
             return info
         stored = Run(fire=as_utc(info.run_after), interval_start=as_utc(info.data_interval.start))
         now = datetime.now(timezone.utc)
-        if self._catchup is not None:
+        if self._schedule.bound:
             # The timetable holds the DAG's restriction: nothing to read, and stored_run checks what is due.
-            policy, catchup = self.policy(), self._catchup
+            policy, catchup = self.policy(), self._schedule.catchup
         else:
-            following = self._cron.next_after(stored.fire)
+            following = self._schedule.cron.next_after(stored.fire)
             if following is None or following > now:
                 return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
             restriction = _compat.stored_time_restriction(dag_model)
@@ -572,34 +469,6 @@ class HopsworksTimetable(Timetable):
             run.fire.isoformat(),
         )
         return self._run_info(run)
-
-
-_PAYLOAD_KEYS = (
-    "version",
-    "cron_expression",
-    "start_time_offset_seconds",
-    "end_time_offset_seconds",
-    "max_catchup_runs",
-    "skip_to_date",
-    "start_time",
-    "end_time",
-    "catchup",
-)
-"""Every key :meth:`HopsworksTimetable.serialize` has written (the last three since version 2); any other key is a
-corrupted or hand-edited payload and is refused rather than silently dropped."""
-
-
-def _check_optional_bool(name: str, value: object) -> bool | None:
-    return None if value is None else check_bool(name, value)
-
-
-def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
-    understood = (
-        "this hops-timetable reads format version 1"
-        if SERIALIZATION_VERSION == 1
-        else f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
-    )
-    return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
 
 
 _PayloadKey = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
@@ -627,51 +496,4 @@ def _payload_key(data: object) -> _PayloadKey | None:
 def _deserialize_shared(cls: type[HopsworksTimetable], key: _PayloadKey) -> HopsworksTimetable:
     # A timetable never changes after it is built, so one instance per distinct payload serves every DAG that
     # stores it, on every deserialization; refused payloads raise every time (exceptions are not cached).
-    return cls._from_payload(dict(key[0]))
-
-
-def _payload_arguments(data: object) -> dict[str, Any]:
-    """The constructor arguments held by a serialized payload, each checked by :mod:`hops_timetable.core.validation`.
-
-    The cron expression is only type-checked here; the constructor parses it (once).
-    """
-    fail = _payload_error
-    if not isinstance(data, dict):
-        raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
-    version = data.get("version", 1)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
-    if version > SERIALIZATION_VERSION:
-        raise fail(
-            "version",
-            version,
-            f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
-            "on this Airflow component",
-        )
-    unknown = [key for key in data if key not in _PAYLOAD_KEYS]
-    if unknown:
-        names = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
-        raise fail(
-            str(unknown[0]), data[unknown[0]], f"unknown key(s) {names}; the keys are {', '.join(_PAYLOAD_KEYS)}"
-        )
-    if "cron_expression" not in data:
-        raise fail("cron_expression", None, "key 'cron_expression' is missing")
-    cron = data["cron_expression"]
-    checks = {
-        "start_time_offset_seconds": check_offset,
-        "end_time_offset_seconds": check_offset,
-        "max_catchup_runs": check_catchup_runs,
-        "skip_to_date": check_iso_datetime,
-        "start_time": check_iso_datetime,
-        "end_time": check_iso_datetime,
-        "catchup": _check_optional_bool,
-    }
-    if not isinstance(cron, str):
-        raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
-    arguments: dict[str, Any] = {"cron_expression": cron}
-    for key, check in checks.items():
-        try:
-            arguments[key] = check(f"key {key!r}", data.get(key))
-        except ArgumentError as exc:
-            raise fail(key, data.get(key), str(exc)) from None
-    return arguments
+    return cls.of(Schedule.from_payload(dict(key[0])))

@@ -200,8 +200,6 @@ def test_hops_schedule_returns_the_dag_arguments() -> None:
         "end_date": None,
         "catchup": True,
         "max_active_runs": 2,
-        # The Trigger form's optional window fields.
-        "params": {"hops_window_start_time": None, "hops_window_end_time": None},
     }
     dag = build_dag(**kwargs)
     assert dag.max_active_runs == 2 and dag.catchup is True
@@ -251,7 +249,8 @@ def test_end_time_offset_is_accepted_ignored_and_warned_about() -> None:
 def test_validate_rejects_a_corrupted_instance() -> None:
     timetable = HopsworksTimetable(HOURLY)
     timetable.validate()
-    timetable._max_catchup_runs = 0  # only a corrupted instance can get here: the settings are read-only
+    # Only a corrupted instance can get here: the settings are read-only and the schedule is frozen.
+    object.__setattr__(timetable.schedule, "max_catchup_runs", 0)
     with pytest.raises(AirflowTimetableInvalid, match="max_catchup_runs"):
         timetable.validate()
 

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hops_timetable import __version__
-from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
 from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.core.validation import ArgumentError
@@ -97,8 +96,9 @@ def _parser() -> OneLineParser:
     return parser
 
 
-_BAD_INPUT = (BadInput, CronSyntaxError, ArgumentError)
-"""What the user must fix (exit 2). Every other exception is a bug (exit 1), even a ValueError."""
+_BAD_INPUT = ArgumentError
+"""What the user must fix (exit 2): every refusal of input is one (``BadInput``, ``CronSyntaxError`` and the core's
+refusals included). Every other exception is a bug (exit 1), even a ValueError."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

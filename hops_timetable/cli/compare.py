@@ -30,7 +30,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import MAX_COMPARE, check_count, now_from_args, settings_from_args
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.cron import MAX_YEAR
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc, format_hops_time, hops_window
 
 __all__ = ["Comparison", "Row", "compare"]
@@ -57,7 +57,7 @@ class Row:
 
 @dataclass
 class Comparison:
-    settings: ScheduleSettings
+    settings: Schedule
     now: datetime
     rows: list[Row]
     notes: list[str]
@@ -138,7 +138,7 @@ def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
     return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
 
 
-def compare(settings: ScheduleSettings, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
+def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
     """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time.
 
     The cron must be one Airflow reads (5 fields or an ``@`` preset). With ``freeze_clock=False`` the built-ins use
@@ -201,7 +201,7 @@ def _nothing() -> Iterator[None]:
 
 
 def _align(
-    settings: ScheduleSettings,
+    settings: Schedule,
     now: datetime,
     frozen: bool,
     runs: dict[str, list[tuple[datetime, datetime, datetime]]],

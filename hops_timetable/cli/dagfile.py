@@ -8,13 +8,13 @@ import os
 from contextlib import redirect_stderr, redirect_stdout
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc
 
 __all__ = ["settings_from_dag_file"]
 
 
-def settings_from_dag_file(path: str, dag_id: str) -> ScheduleSettings:
+def settings_from_dag_file(path: str, dag_id: str) -> Schedule:
     """The ``hops_schedule`` settings of DAG *dag_id* in the file *path*, parsed as Airflow's dag-processor does.
 
     Raises ``ValueError`` naming the file and DAG when the file does not import, holds no such DAG, or the DAG is
@@ -46,12 +46,9 @@ def settings_from_dag_file(path: str, dag_id: str) -> ScheduleSettings:
             f"DAG {dag_id!r} is scheduled with {type(timetable).__name__}, not HopsworksTimetable; "
             "preview reads DAGs built with hops_schedule(...)"
         )
-    return ScheduleSettings(
-        cron=timetable.cron,
+    # The DAG's own restriction, as the DAG policy binds it when Airflow parses the file.
+    return timetable.schedule.replace(
         start=None if dag.start_date is None else as_utc(dag.start_date),
         end=None if dag.end_date is None else as_utc(dag.end_date),
-        offset=timetable.start_time_offset_seconds,
         catchup=bool(dag.catchup),
-        max_catchup_runs=timetable.max_catchup_runs,
-        skip_to=timetable.skip_to_date,
     )

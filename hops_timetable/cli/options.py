@@ -8,17 +8,10 @@ from datetime import datetime, timezone
 from typing import NoReturn
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.settings import ScheduleSettings
-from hops_timetable.core.validation import (
-    MAX_OFFSET_SECONDS,
-    ArgumentError,
-    check_catchup_runs,
-    check_end_after_start,
-    check_iso_datetime,
-    check_offset,
-    check_window_start,
-)
+from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.time_text import TimeTextError
+from hops_timetable.core.time_text import parse_time as read_time
+from hops_timetable.core.validation import MAX_OFFSET_SECONDS
 
 PROG = "hops-timetable"
 
@@ -39,43 +32,39 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
-    """An ISO-8601 command-line time as aware UTC; naive means UTC, ``now`` means *now* (the real clock if None).
-
-    The accepted range is that of :func:`~hops_timetable.core.validation.check_utc_datetime`; anything else raises
-    :class:`BadInput` naming *flag*.
+    """A command-line time as aware UTC: the package's date-time grammar (naive means UTC), or ``now`` (*now*, the
+    real clock if None). Anything else raises :class:`BadInput` naming *flag*.
     """
     if text.strip().lower() == "now":
         return now if now is not None else datetime.now(UTC)
     try:
-        value = check_iso_datetime(flag, text)
-    except ArgumentError as exc:
-        raise BadInput(f"{exc} or 'now'" if "not a date-time" in str(exc) else str(exc)) from None
-    assert value is not None
-    return value
+        return read_time(flag, text)
+    except TimeTextError as exc:
+        raise BadInput(f"{exc} or 'now'" if "not a date-time" in exc.problem else str(exc), flag, text) from None
 
 
-def settings_from_args(args: argparse.Namespace, now: datetime) -> ScheduleSettings:
-    """Validated settings from the shared schedule options, with the messages ``hops_schedule`` gives."""
-    start = None if args.start_time is None else parse_time("--start-time", args.start_time, now)
-    end = None if args.end_time is None else parse_time("--end-time", args.end_time, now)
-    skip = None if args.skip_to_date is None else parse_time("--skip-to-date", args.skip_to_date, now)
-    check_end_after_start("--start-time", start, "--end-time", end)
-    offset = check_offset("--start-time-offset-seconds", args.start_time_offset_seconds)
-    check_window_start("--start-time", start, "--start-time-offset-seconds", offset)
-    check_catchup_runs("--max-catchup-runs", args.max_catchup_runs)
-    settings = ScheduleSettings(
-        cron=QuartzCron(args.cron),
-        start=start,
-        end=end,
-        offset=offset,
-        catchup=args.catchup,
-        max_catchup_runs=args.max_catchup_runs,
-        skip_to=skip,
-    )
+_FLAGS = {
+    name: "--" + name.replace("_", "-")
+    for name in ("cron_expression", "start_time", "end_time", "start_time_offset_seconds", "max_catchup_runs")
+} | {"cron_expression": "--cron", "skip_to_date": "--skip-to-date", "catchup": "--catchup"}
+"""The flag of each schedule argument, for the messages of :meth:`Schedule.build`."""
+
+
+def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
+    """The schedule of the shared options, validated as ``hops_schedule`` validates it (clock rules at *now*)."""
     # The rule the timetable applies when a DAG is built: a schedule that can never run is refused (exit 2), not
     # previewed as "no runs".
-    settings.policy().check_can_run(now)
-    return settings
+    return Schedule.build(
+        args.cron,
+        now=now,
+        names=_FLAGS,
+        start_time=None if args.start_time is None else parse_time("--start-time", args.start_time, now),
+        end_time=None if args.end_time is None else parse_time("--end-time", args.end_time, now),
+        skip_to_date=None if args.skip_to_date is None else parse_time("--skip-to-date", args.skip_to_date, now),
+        start_time_offset_seconds=args.start_time_offset_seconds,
+        max_catchup_runs=args.max_catchup_runs,
+        catchup=args.catchup,
+    )
 
 
 FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
-from hops_timetable.core.settings import fmt_time
+from hops_timetable.core.window import format_hops_time
 
 __all__ = ["emit", "fmt_time", "render_table"]
 
@@ -17,6 +18,11 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], l
         print(json.dumps(payload, indent=2))
     else:
         print("\n".join(text()))
+
+
+def fmt_time(value: datetime | None) -> str | None:
+    """A time as the ``HOPS_*`` values are written (``2026-01-01T10:00:00Z``); ``None`` for no time."""
+    return None if value is None else format_hops_time(value)
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

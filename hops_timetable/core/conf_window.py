@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any, Final, Literal
 
 from hops_timetable.core.run_offset import marked_offset
-from hops_timetable.core.validation import short_repr
+from hops_timetable.core.time_text import EXPECTED, MAX_TEXT, TimeTextError, parse_time
+from hops_timetable.core.validation import ArgumentError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
 __all__ = [
@@ -56,23 +57,15 @@ LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
     "papermill": ("-p", "start_time"),
 }
 
-MAX_TIME_TEXT: Final = 64
-"""Longest accepted date-time text; the longest valid form (9 fraction digits and an offset) has 35 characters."""
-
-# re.ASCII: without it \d also matches other scripts' digits, which int() would then happily read.
-_ISO_DATETIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?",
-    re.ASCII,
-)
-
-_EXPECTED = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
+MAX_TIME_TEXT: Final = MAX_TEXT
+"""Longest accepted date-time text (the grammar's :data:`~hops_timetable.core.time_text.MAX_TEXT`)."""
 
 
 _MAX_PROBLEMS = 4
-_EXPECTED_TAIL = f"; expected {_EXPECTED}"
+_EXPECTED_TAIL = f"; expected {EXPECTED}"
 
 
-class HopsWindowError(ValueError):
+class HopsWindowError(ArgumentError):
     """``dag_run.conf["hops_window"]`` is not a valid window; the message names each bad key and its value.
 
     ``key``, ``value`` and the message's start are those of the first problem; ``problems`` lists every one as
@@ -87,7 +80,7 @@ class HopsWindowError(ValueError):
         for error in more:
             self.problems.extend(error.problems)
         if len(self.problems) == 1:
-            super().__init__(f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
+            super().__init__(key, value, f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
             return
         # The expected form is said once at the end rather than after every date-time.
         shown = [
@@ -97,42 +90,19 @@ class HopsWindowError(ValueError):
         if len(self.problems) > _MAX_PROBLEMS:
             shown.append(f"and {len(self.problems) - _MAX_PROBLEMS} more problem(s)")
         if any(p.endswith(_EXPECTED_TAIL) for _, _, p in self.problems[:_MAX_PROBLEMS]):
-            shown.append(f"date-times are expected as {_EXPECTED}")
-        super().__init__("; ".join(shown))
+            shown.append(f"date-times are expected as {EXPECTED}")
+        super().__init__(key, value, "; ".join(shown))
 
 
 def parse_window_time(key: str, value: object) -> datetime:
-    """Parse one date-time of a conf window strictly; return it as an aware UTC datetime.
+    """One date-time of a conf window, read by the strict grammar of :mod:`hops_timetable.core.time_text`.
 
-    Accepted: ``YYYY-MM-DDTHH:MM:SS`` with an optional fraction and an optional ``Z`` or ``±HH:MM`` offset; a
-    value without offset is UTC. Everything else (dates without a time, spaces, lowercase ``t``/``z``, non-strings,
-    texts longer than :data:`MAX_TIME_TEXT`, instants before the year 1000 UTC) raises :class:`HopsWindowError`,
-    and nothing else is ever raised. *key* is only used in the message (for example ``["start_time"]``).
+    Raises :class:`HopsWindowError` and nothing else. *key* is only used in the message (``["start_time"]``).
     """
-    if not isinstance(value, str):
-        raise HopsWindowError(key, value, f"is a {type(value).__name__}, not a string; expected {_EXPECTED}")
-    if len(value) > MAX_TIME_TEXT:
-        raise HopsWindowError(key, value, f"is {len(value)} characters long; expected {_EXPECTED}")
-    match = _ISO_DATETIME.fullmatch(value)
-    if match is None:
-        raise HopsWindowError(key, value, f"is not {_EXPECTED}")
-    year, month, day, hour, minute, second, fraction, zone = match.groups()
     try:
-        tz = timezone.utc
-        if zone is not None and zone != "Z":
-            if int(zone[4:6]) > 59:
-                raise ValueError(f"the offset {zone} has {zone[4:6]} minutes, at most 59 are valid")
-            sign = -1 if zone[0] == "-" else 1
-            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
-        micro = int((fraction or "0").ljust(6, "0")[:6])
-        parsed = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
-        utc = parsed.astimezone(timezone.utc)
-    except (ValueError, OverflowError) as exc:
-        raise HopsWindowError(key, value, f"is not a valid date-time ({exc}); expected {_EXPECTED}") from None
-    if utc.year < 1000:
-        # Four-digit years keep the emitted text canonical; no data window lies that far back.
-        raise HopsWindowError(key, value, "is before the year 1000 UTC; expected a date-time from 1000-01-01 on")
-    return utc
+        return parse_time(key, value, strict=True)
+    except TimeTextError as exc:
+        raise HopsWindowError(key, value, exc.problem) from None
 
 
 def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:

@@ -34,7 +34,6 @@ __all__ = [
     "check_catchup_runs",
     "check_end_after_start",
     "check_epoch_millis",
-    "check_iso_datetime",
     "check_max_active_runs",
     "check_offset",
     "check_utc_datetime",
@@ -49,9 +48,6 @@ EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)
 
 MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400
 """The largest ``start_time_offset_seconds``: 3,153,600,000 s, 100 years of 365 days."""
-
-MAX_TEXT: Final = 64
-"""Longest accepted date-time text; the longest valid ISO form (9 fraction digits and an offset) has 35."""
 
 _REPR_LIMIT = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -214,38 +210,6 @@ def check_window_start(start_name: str, start: datetime | None, offset_name: str
             f"{EARLIEST_WINDOW.isoformat()}; give a {start_name} from {(EARLIEST_WINDOW + shift).isoformat()} on, "
             "or a smaller offset",
         )
-
-
-def check_iso_datetime(name: str, text: object) -> datetime | None:
-    """An ISO-8601 date-time string (``Z`` or ``±HH:MM``; naive means UTC) as an aware UTC datetime, or ``None``.
-
-    Accepts a trailing ``Z`` on every Python version (3.10's ``fromisoformat`` does not) and applies the range of
-    :func:`check_utc_datetime`.
-    """
-    if text is None:
-        return None
-    if not isinstance(text, str):
-        raise ArgumentTypeError(
-            name,
-            text,
-            f"{name}={short_repr(text)} is invalid: expected an ISO-8601 date-time string such as "
-            f"2026-01-01T10:00:00Z, or null (got {type(text).__name__})",
-        )
-    stripped = text.strip()
-    expected = "expected ISO-8601 such as 2026-01-01T10:00:00Z (no offset means UTC)"
-    if len(stripped) > MAX_TEXT:
-        raise ArgumentError(name, text, f"{name}={short_repr(text)} is {len(stripped)} characters long; {expected}")
-    iso = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
-    try:
-        value = datetime.fromisoformat(iso)
-    except ValueError:
-        raise ArgumentError(name, text, f"{name}={short_repr(text)} is not a date-time: {expected}") from None
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
-    try:
-        return check_utc_datetime(name, aware)
-    except ArgumentError as exc:  # out of range: say it with the text as given
-        message = str(exc).replace(f"{name}={aware.isoformat()}", f"{name}={short_repr(text)}", 1)
-        raise ArgumentError(name, text, message) from None
 
 
 def check_epoch_millis(name: str, value: object) -> datetime | None:

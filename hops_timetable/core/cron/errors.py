@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from hops_timetable.core.validation import ArgumentError
+
 __all__ = ["CronSyntaxError"]
 
 
-class CronSyntaxError(ValueError):
-    """A cron expression that is not valid in the Hopsworks dialect.
+class CronSyntaxError(ArgumentError):
+    """A cron expression that is not valid in the Hopsworks dialect (an argument error of ``cron_expression``).
 
     ``field`` is the field name (``"day-of-month"``), ``token`` the offending list item, ``position`` its
     1-based character position in ``expression``; each is None when the error concerns the whole string.
@@ -42,7 +44,7 @@ class CronSyntaxError(ValueError):
             message = f"{where}: {why}"
             if hint:
                 message += f" ({hint})"
-        super().__init__(message)
+        super().__init__("cron_expression", expression, message)
 
 
 # Longer texts are shown cut in the message (the attributes keep them whole): an expression of thousands of

@@ -28,12 +28,10 @@ from typing import Any, Final, TypeVar
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 from hops_timetable.core.offset_model import resolve_start_offset
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
-    check_catchup_runs,
-    check_end_after_start,
     check_epoch_millis,
     check_utc_datetime,
     short_repr,
@@ -96,7 +94,7 @@ class ScheduleVersion:
     """One version of a job's schedule and when it took effect (``None``: from the beginning)."""
 
     effective_from: datetime | None
-    settings: ScheduleSettings
+    settings: Schedule
     enabled: bool = True
 
 
@@ -136,7 +134,19 @@ def _version(obj: object, where: str, offset_model: str | None) -> ScheduleVersi
     return ScheduleVersion(effective, *_settings(schedule, where, offset_model))
 
 
-def _settings(obj: dict[str, Any], where: str, offset_model: str | None) -> tuple[ScheduleSettings, bool]:
+_EXPORT_NAMES: Final = {
+    "cron_expression": "cronExpression",
+    "start_time": "startDateTime",
+    "end_time": "endDateTime",
+    "skip_to_date": "skipToDate",
+    "start_time_offset_seconds": "startTimeOffsetSeconds",
+    "max_catchup_runs": "maxCatchupRuns",
+    "catchup": "catchup",
+}
+"""Each schedule argument under the name Hopsworks' schedule DTO gives it, for the messages."""
+
+
+def _settings(obj: dict[str, Any], where: str, offset_model: str | None) -> tuple[Schedule, bool]:
     text = obj.get("cronExpression")
     if not isinstance(text, str):
         raise ArgumentError(
@@ -151,7 +161,6 @@ def _settings(obj: dict[str, Any], where: str, offset_model: str | None) -> tupl
     start = _checked(where, lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
     end = _checked(where, lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
     skip = _checked(where, lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
-    _checked(where, lambda: check_end_after_start("startDateTime", start, "endDateTime", end))
     catchup = obj.get("catchup")
     enabled = obj.get("enabled")
     offset = _checked(
@@ -165,14 +174,18 @@ def _settings(obj: dict[str, Any], where: str, offset_model: str | None) -> tupl
             obj.get("endTimeOffsetSeconds"),
         ),
     )
-    settings = ScheduleSettings(
-        cron=cron,
-        start=start,
-        end=end,
-        offset=offset,
-        catchup=False if catchup is None else _checked(where, lambda: check_bool("catchup", catchup)),
-        max_catchup_runs=_checked(where, lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns"))),
-        skip_to=skip,
+    settings = _checked(
+        where,
+        lambda: Schedule.build(
+            cron,
+            names=_EXPORT_NAMES,
+            start_time=start,
+            end_time=end,
+            skip_to_date=skip,
+            start_time_offset_seconds=offset,
+            catchup=False if catchup is None else catchup,
+            max_catchup_runs=obj.get("maxCatchupRuns"),
+        ),
     )
     return settings, True if enabled is None else _checked(where, lambda: check_bool("enabled", enabled))
 

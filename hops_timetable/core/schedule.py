@@ -1,0 +1,335 @@
+"""A Hopsworks job schedule as one frozen value: its settings, its one validation sequence, its stored forms and its
+description in words.
+
+Every entry point builds its schedule here, through :meth:`Schedule.build`: the timetable (a DAG file, a stored
+payload), ``hops_schedule``, the command line, the importer and ``audit`` (reading the plugin's JSON). Each setting is
+declared once, as a field below whose metadata gives its Hopsworks argument name and its check; the payload, the JSON
+and the argument lists are all derived from those fields, so adding a setting is one field (plus the signatures of
+the public constructors that accept it).
+
+Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import QuartzCron, parse_shared
+from hops_timetable.core.time_text import parse_time
+from hops_timetable.core.validation import (
+    ArgumentError,
+    ArgumentTypeError,
+    check_catchup_runs,
+    check_end_after_start,
+    check_offset,
+    check_utc_datetime,
+    check_window_start,
+    short_repr,
+)
+from hops_timetable.core.window import format_hops_time, window_rule
+
+__all__ = ["PAYLOAD_KEYS", "SERIALIZATION_VERSION", "Schedule", "argument_names", "setting_doc"]
+
+SERIALIZATION_VERSION: Final = 2
+"""Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading.
+
+2: ``start_time``, ``end_time`` and ``catchup`` (absent in version 1 payloads, read as ``None``)."""
+
+DESCRIPTION_LIMIT: Final = 1000
+"""Airflow's ``DagModel.timetable_description`` is a 1000-character column."""
+
+
+def _check_catchup(name: str, value: object) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ArgumentTypeError(
+            name,
+            value,
+            f"{name}={short_repr(value)} is invalid: expected True or False, or None for a schedule that does not "
+            f"hold the DAG's restriction (got {type(value).__name__})",
+        )
+    return value
+
+
+def _setting(argument: str, kind: str, check: Callable[[str, Any], Any] | None, doc: str) -> dict[str, Any]:
+    """A field's metadata: its Hopsworks argument name, its kind (how it is stored), its check, its doc."""
+    return {"argument": argument, "kind": kind, "check": check, "doc": doc}
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The settings of one Hopsworks job schedule; every datetime aware UTC.
+
+    Build it with :meth:`build` (or :meth:`from_payload` / :meth:`from_json`), which validates: a ``Schedule`` made
+    directly from its fields is trusted as valid, as the value types of the core are.
+    """
+
+    cron: QuartzCron = field(metadata=_setting("cron_expression", "cron", None, "The cron expression, in UTC."))
+    offset: int | None = field(
+        default=None,
+        metadata=_setting(
+            "start_time_offset_seconds",
+            "int",
+            check_offset,
+            "Seconds by which the HOPS window is moved earlier (``None``: not at all).",
+        ),
+    )
+    end_offset: int | None = field(
+        default=None,
+        metadata=_setting("end_time_offset_seconds", "int", check_offset, "Accepted and ignored, as in Hopsworks."),
+    )
+    max_catchup_runs: int | None = field(
+        default=None,
+        metadata=_setting(
+            "max_catchup_runs",
+            "int",
+            check_catchup_runs,
+            "The most runs made for the fires missed during an outage (``None``: no bound).",
+        ),
+    )
+    skip_to: datetime | None = field(
+        default=None, metadata=_setting("skip_to_date", "time", check_utc_datetime, "Fires before this are never run.")
+    )
+    start: datetime | None = field(
+        default=None,
+        metadata=_setting(
+            "start_time", "time", check_utc_datetime, "The DAG's start date; fires at or before it never run."
+        ),
+    )
+    end: datetime | None = field(
+        default=None, metadata=_setting("end_time", "time", check_utc_datetime, "The DAG's (exclusive) end date.")
+    )
+    catchup: bool = field(
+        default=False,
+        metadata=_setting(
+            "catchup", "bool", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction."
+        ),
+    )
+    bound: bool = False
+    """Whether the schedule holds the DAG's whole restriction (``start``, ``end`` and ``catchup`` are the DAG's):
+    built with ``catchup`` given. Unbound (a timetable used outside ``hops_schedule`` before the DAG policy binds it),
+    ``catchup`` is ``None`` as an argument and ``start``/``end`` are ``None``."""
+
+    # -- building: the one validation sequence -----------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        cron_expression: str | QuartzCron,
+        *,
+        now: datetime | None = None,
+        names: Mapping[str, str] | None = None,
+        **settings: Any,
+    ) -> Schedule:
+        """The schedule of these Hopsworks arguments, validated; raises :class:`ArgumentError` naming the argument.
+
+        *settings* are the keyword arguments of ``hops_schedule`` that a schedule holds (``start_time_offset_seconds``,
+        ``end_time_offset_seconds``, ``max_catchup_runs``, ``skip_to_date``, ``start_time``, ``end_time``,
+        ``catchup``). *names* maps an argument to the name its caller knows it by (``--start-time``,
+        ``schedule 2: startDateTime``), for the messages. A schedule that can never make a run is refused: without
+        *now* by the rules that do not depend on the clock (a stored schedule whose fires lie in the past keeps
+        loading), with *now* also by those that do (no start: it must still fire after *now*).
+        """
+        names = names or {}
+        unknown = sorted(set(settings) - set(_ARGUMENTS))
+        if unknown:
+            raise ArgumentTypeError(
+                unknown[0],
+                settings[unknown[0]],
+                f"unknown schedule argument(s) {', '.join(unknown)}; the arguments are {', '.join(argument_names())}",
+            )
+        cron = cron_expression if isinstance(cron_expression, QuartzCron) else parse_shared(cron_expression)
+        values: dict[str, Any] = {"cron": cron}
+        for f in _FIELDS[1:]:
+            argument = f.metadata["argument"]
+            values[f.name] = f.metadata["check"](names.get(argument, argument), settings.get(argument))
+        values["bound"] = values["catchup"] is not None
+        values["catchup"] = bool(values["catchup"])
+        schedule = cls(**values)
+        schedule._check_together(names, now)
+        return schedule
+
+    def _check_together(self, names: Mapping[str, str], now: datetime | None) -> None:
+        def name(argument: str) -> str:
+            return names.get(argument, argument)
+
+        check_end_after_start(name("start_time"), self.start, name("end_time"), self.end)
+        check_window_start(name("start_time"), self.start, name("start_time_offset_seconds"), self.offset)
+        if not self.bound and (self.start is not None or self.end is not None):
+            raise ArgumentError(
+                name("catchup"),
+                None,
+                "start_time/end_time are given without catchup: pass the DAG's catchup too (True or False), so "
+                "that the schedule holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
+                "three",
+            )
+        self.policy().check_can_run(now)
+
+    def validate(self, now: datetime | None = None) -> None:
+        """Check the whole sequence again (a schedule made by :meth:`build` always passes)."""
+        self.build(self.cron.source, now=now, **self.arguments())
+
+    def replace(self, **changes: Any) -> Schedule:
+        """This schedule with some fields changed, validated again by the rules that do not depend on the clock."""
+        changed = dataclasses.replace(self, **changes)
+        changed.validate()
+        return changed
+
+    # -- what the rules need ---------------------------------------------------------------------------------
+
+    def policy(self) -> CatchupPolicy:
+        """The catch-up policy of this schedule: its own start, end, skip_to_date and bound."""
+        return CatchupPolicy(self.cron, self.start, self.end, self.skip_to, self.max_catchup_runs)
+
+    def arguments(self) -> dict[str, Any]:
+        """The keyword arguments (other than the cron expression) that build this schedule again."""
+        return {f.metadata["argument"]: self._argument(f) for f in _FIELDS[1:]}
+
+    def argument(self, name: str) -> Any:
+        """The value of the argument *name* (``catchup`` is ``None`` for an unbound schedule)."""
+        return self._argument(_BY_ARGUMENT[name])
+
+    def _argument(self, f: dataclasses.Field[Any]) -> Any:
+        if f.name == "catchup" and not self.bound:
+            return None
+        return getattr(self, f.name)
+
+    # -- stored forms ------------------------------------------------------------------------------------------
+
+    def payload(self) -> dict[str, Any]:
+        """The timetable's serialized form (format :data:`SERIALIZATION_VERSION`), as Airflow stores it."""
+        out: dict[str, Any] = {"version": SERIALIZATION_VERSION}
+        for f in _FIELDS:
+            value = self._argument(f)
+            kind = f.metadata["kind"]
+            if kind == "cron":
+                value = value.source
+            elif kind == "time" and value is not None:
+                value = value.isoformat()
+            out[f.metadata["argument"]] = value
+        return out
+
+    @classmethod
+    def from_payload(cls, data: object) -> Schedule:
+        """The schedule :meth:`payload` wrote *data* for.
+
+        A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION` (none:
+        version 1), lacks ``cron_expression``, holds an unknown key or a value its key does not accept raises
+        :class:`ArgumentError`, one message naming the key, the value and the versions understood. The clock is not
+        read: a stored schedule whose fires lie in the past keeps loading.
+        """
+        fail = _payload_error
+        if not isinstance(data, dict):
+            raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
+        version = data.get("version", 1)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
+        if version > SERIALIZATION_VERSION:
+            raise fail(
+                "version",
+                version,
+                f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
+                "on this Airflow component",
+            )
+        unknown = [key for key in data if key not in PAYLOAD_KEYS]
+        if unknown:
+            shown = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
+            raise fail(
+                str(unknown[0]), data[unknown[0]], f"unknown key(s) {shown}; the keys are {', '.join(PAYLOAD_KEYS)}"
+            )
+        if "cron_expression" not in data:
+            raise fail("cron_expression", None, "key 'cron_expression' is missing")
+        cron = data["cron_expression"]
+        if not isinstance(cron, str):
+            raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
+        settings: dict[str, Any] = {}
+        for f in _FIELDS[1:]:
+            key = f.metadata["argument"]
+            value = data.get(key)
+            try:
+                settings[key] = _read_time(f"key {key!r}", value) if f.metadata["kind"] == "time" else value
+                f.metadata["check"](f"key {key!r}", settings[key])
+            except ArgumentError as exc:
+                raise fail(key, value, str(exc)) from None
+        try:
+            cron_parsed = parse_shared(cron)
+        except ArgumentError as exc:
+            raise fail("cron_expression", cron, f"key 'cron_expression': {exc}") from None
+        try:
+            return cls.build(cron_parsed, **settings)
+        except ArgumentError as exc:  # values that do not go together
+            raise fail("", data, str(exc)) from None
+
+    def as_json(self) -> dict[str, Any]:
+        """The settings as JSON (the plugin's API, ``--json`` output): times as ``HOPS_*`` values."""
+        out: dict[str, Any] = {}
+        for f in _FIELDS:
+            value = getattr(self, f.name)
+            kind = f.metadata["kind"]
+            if kind == "cron":
+                value = value.source
+            elif kind == "time" and value is not None:
+                value = format_hops_time(value)
+            out[f.metadata["argument"]] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Schedule:
+        """The schedule :meth:`as_json` wrote (other keys are ignored); raises :class:`ArgumentError`."""
+        cron = data.get("cron_expression")
+        if not isinstance(cron, str):
+            raise ArgumentError("cron_expression", cron, f"cron_expression={short_repr(cron)} is not a string")
+        settings: dict[str, Any] = {
+            key: _read_time(key, data.get(key)) if kind == "time" else data.get(key)
+            for key, kind in ((f.metadata["argument"], f.metadata["kind"]) for f in _FIELDS[1:])
+        }
+        return cls.build(cron, **settings)
+
+    # -- in words ----------------------------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The schedule in one paragraph (Airflow's timetable description), at most 1,000 characters."""
+        catchup = (
+            "all missed fires are replayed when catchup=True"
+            if self.max_catchup_runs is None
+            else f"at most the newest {self.max_catchup_runs} missed fire(s) are replayed when catchup=True"
+        )
+        text = (
+            f"{self.cron.describe()} (UTC). Window: {window_rule(self.offset)}. "
+            f"Catch-up: {catchup}; catchup=False runs only the newest."
+        )
+        if self.skip_to is not None:
+            text += f" Fires before {self.skip_to.isoformat()} are skipped."
+        return text[:DESCRIPTION_LIMIT]
+
+
+_FIELDS: Final = tuple(f for f in dataclasses.fields(Schedule) if "argument" in f.metadata)
+_BY_ARGUMENT: Final = {f.metadata["argument"]: f for f in _FIELDS}
+_ARGUMENTS: Final = tuple(f.metadata["argument"] for f in _FIELDS)
+PAYLOAD_KEYS: Final = ("version", *_ARGUMENTS)
+"""Every key :meth:`Schedule.payload` has written; any other key is a corrupted or hand-edited payload and is
+refused rather than silently dropped."""
+
+
+def argument_names() -> tuple[str, ...]:
+    """The Hopsworks argument names of a schedule, the cron expression first."""
+    return _ARGUMENTS
+
+
+def setting_doc(argument: str) -> str:
+    """The one-line documentation of the setting named *argument*."""
+    doc: str = _BY_ARGUMENT[argument].metadata["doc"]
+    return doc
+
+
+def _read_time(name: str, value: object) -> datetime | None:
+    return None if value is None else parse_time(name, value)
+
+
+def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
+    understood = f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
+    return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")

@@ -1,0 +1,108 @@
+"""The one grammar of date-time text: every date-time the package reads from text is read here.
+
+Two strictnesses of one grammar:
+
+* ``strict=True``: what another user may write into a run (``conf["hops_window"]``, the tab's form) and the
+  ``HOPS_*`` values themselves. Exactly ``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]``, ASCII digits, uppercase
+  ``T`` and ``Z``; no surrounding spaces; no date without a time.
+* lenient (the default): what the DAG author or the command line writes, or a stored payload: Python's ISO-8601
+  (``2026-01-01``, ``2026-01-01 10:00``), a lowercase ``z``, surrounding spaces.
+
+Both read a missing offset as UTC, return aware UTC datetimes, refuse texts longer than :data:`MAX_TEXT` and
+instants after :data:`~hops_timetable.core.validation.LATEST_DATE` (the scheduler's arithmetic must never overflow),
+and raise :class:`TimeTextError` and nothing else. The earliest instant accepted is the year 1000 when strict (a
+window's values keep their four-digit year), :data:`~hops_timetable.core.validation.EARLIEST_DATE` otherwise (the
+range of every schedule date). Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Final
+
+from hops_timetable.core.validation import (
+    EARLIEST_DATE,
+    EARLIEST_WINDOW,
+    LATEST_DATE,
+    ArgumentError,
+    ArgumentTypeError,
+    short_repr,
+)
+
+__all__ = ["EXPECTED", "MAX_TEXT", "TimeTextError", "parse_time"]
+
+MAX_TEXT: Final = 64
+"""Longest accepted date-time text; the longest valid form (9 fraction digits and an offset) has 35 characters."""
+
+EXPECTED: Final = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
+
+# re.ASCII: without it \d also matches other scripts' digits, which int() would then happily read.
+_STRICT = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?",
+    re.ASCII,
+)
+_UTC = timezone.utc
+
+
+class TimeTextError(ArgumentError):
+    """Date-time text that is not valid; ``problem`` is the message without the leading ``name=value``."""
+
+    def __init__(self, name: str, value: object, problem: str, *, type_error: bool = False) -> None:
+        self.problem = problem
+        self.type_error = type_error
+        super().__init__(name, value, f"{name}={short_repr(value)} {problem}")
+
+
+class _TimeTypeError(TimeTextError, ArgumentTypeError):
+    """Not text at all (also a ``TypeError``)."""
+
+
+def parse_time(name: str, text: object, *, strict: bool = False) -> datetime:
+    """*text* as an aware UTC datetime; *name* names the input in the message (``--start-time``, ``["end_time"]``)."""
+    if not isinstance(text, str):
+        raise _TimeTypeError(name, text, f"is invalid: expected {EXPECTED} as a string (got {type(text).__name__})")
+    if len(text) > MAX_TEXT:
+        raise TimeTextError(name, text, f"is {len(text)} characters long; expected {EXPECTED}")
+    parsed = _strict(name, text) if strict else _lenient(name, text)
+    try:
+        utc = parsed.astimezone(_UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=_UTC)
+    except OverflowError:
+        utc = None
+    if strict and (utc is None or utc < EARLIEST_WINDOW):
+        raise TimeTextError(name, text, "is before the year 1000 UTC; expected a date-time from 1000-01-01 on")
+    if utc is None or not EARLIEST_DATE <= utc <= LATEST_DATE:
+        raise TimeTextError(
+            name,
+            text,
+            f"is out of range; it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once "
+            "converted to UTC",
+        )
+    return utc
+
+
+def _strict(name: str, text: str) -> datetime:
+    match = _STRICT.fullmatch(text)
+    if match is None:
+        raise TimeTextError(name, text, f"is not {EXPECTED}")
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    try:
+        tz = _UTC
+        if zone is not None and zone != "Z":
+            if int(zone[4:6]) > 59:
+                raise ValueError(f"the offset {zone} has {zone[4:6]} minutes, at most 59 are valid")
+            sign = -1 if zone[0] == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        micro = int((fraction or "0").ljust(6, "0")[:6])
+        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
+    except ValueError as exc:
+        raise TimeTextError(name, text, f"is not a valid date-time ({exc}); expected {EXPECTED}") from None
+
+
+def _lenient(name: str, text: str) -> datetime:
+    stripped = text.strip()
+    iso = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
+    try:
+        return datetime.fromisoformat(iso)
+    except ValueError:
+        raise TimeTextError(name, text, f"is not a date-time: expected {EXPECTED}") from None
