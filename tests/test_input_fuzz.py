@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from hops_timetable.cli import main
 from hops_timetable.cli.importer import import_schedules, load_json, write_dag_files
 from hops_timetable.core.conf_window import WINDOW_KEYS, HopsWindowError, parse_conf_window
+from hops_timetable.core.export_schedule import KNOWN_KEYS
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.timetable import HopsworksTimetable
 
@@ -181,20 +182,7 @@ def test_compare_arguments_work_or_exit_2_with_one_line(
 
 # -- the importer -------------------------------------------------------------------------------------------
 
-KEYS = [
-    "cronExpression",
-    "startDateTime",
-    "endDateTime",
-    "skipToDate",
-    "enabled",
-    "catchup",
-    "maxActiveRuns",
-    "startTimeOffsetSeconds",
-    "endTimeOffsetSeconds",
-    "maxCatchupRuns",
-    "jobName",
-    "id",
-]
+KEYS = [*KNOWN_KEYS, "id"]
 field_values = {
     "cronExpression": st.sampled_from(CRONS) | st.text(max_size=25) | json_scalars,
     "startDateTime": st.integers(-(10**15), 10**15) | json_scalars,

@@ -1,0 +1,179 @@
+"""The DAG file ``hops-timetable import`` writes: its source from validated values, and the check that it holds
+nothing else.
+
+Every field of an export is untrusted text from another system. A generated file holds names and values only as
+Python literals built with ``repr`` (never pasted into code, comments or docstrings), and each file is parsed back
+and its constants compared with the schedule's before it is returned (:func:`verify_dag_file`). Pure: no Airflow
+import; the file imports Airflow when Airflow loads it.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Protocol
+
+from hops_timetable.core.validation import short_repr
+
+__all__ = ["GeneratedDag", "call_source", "dag_file", "function_name", "verify_dag_file"]
+
+
+class GeneratedDag(Protocol):
+    """What a DAG file is generated from: a dag_id, the ``hops_schedule`` arguments, the pause flag, a docstring."""
+
+    @property
+    def dag_id(self) -> str: ...
+
+    @property
+    def kwargs(self) -> Mapping[str, object]: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def docstring(self) -> str: ...
+
+
+def function_name(dag_id: str) -> str:
+    """The DAG function's name: *dag_id* as an identifier."""
+    func = re.sub(r"[^A-Za-z0-9_]", "_", dag_id)
+    if not func.isidentifier() or keyword.iskeyword(func):
+        func = f"dag_{func}"
+    return func
+
+
+def call_source(kwargs: Mapping[str, object]) -> str:
+    """The ``hops_schedule(...)`` call, as Python source: every value a literal."""
+    lines = ["hops_schedule("]
+    lines += [f"    {key}={_literal(value)}," for key, value in kwargs.items()]
+    return "\n".join([*lines, ")"])
+
+
+def dag_file(schedule: GeneratedDag) -> str:
+    """A ready DAG file scheduling *schedule*; every name and value a ``repr`` literal, checked by
+    :func:`verify_dag_file`."""
+    source = _render(schedule)
+    verify_dag_file(source, schedule)
+    return source
+
+
+def _render(schedule: GeneratedDag) -> str:
+    func = function_name(schedule.dag_id)
+    call = call_source(schedule.kwargs).replace("\n", "\n    ")
+    paused = "\n    is_paused_upon_creation=True," if schedule.paused else ""
+    return f"""{_string_literal(schedule.docstring())}
+
+import os
+from datetime import datetime, timezone
+
+from airflow.sdk import dag
+
+from hops_timetable import hops_schedule
+from hops_timetable.operators import hops_task
+
+
+@dag(
+    dag_id={schedule.dag_id!r},
+    **{call},{paused}
+)
+def {func}() -> None:
+    @hops_task
+    def run() -> None:
+        # Replace with the job's code: it reads its window as it did in Hopsworks.
+        start, end = os.environ.get("HOPS_START_TIME"), os.environ.get("HOPS_END_TIME")
+        print(f"processing [{{start}}, {{end}})" if start else "manual run without a window")
+
+    run()
+
+
+{func}()
+"""
+
+
+def _string_literal(text: str) -> str:
+    """*text* as Python source: one ``repr`` per line, implicitly concatenated, so it reads as the text does."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return repr(text)
+    parts = [repr(line + "\n") for line in lines[:-1]] + [repr(lines[-1])]
+    return "(\n    " + "\n    ".join(parts) + "\n)"
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, datetime):
+        parts = [value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond]
+        while len(parts) > 3 and parts[-1] == 0:
+            parts.pop()
+        return f"datetime({', '.join(map(str, parts))}, tzinfo=timezone.utc)"
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    raise TypeError(f"no literal for {type(value).__name__}")  # the importer builds no other values
+
+
+# -- checking a generated file ------------------------------------------------------------------------------
+
+_TEMPLATE_STRINGS = frozenset(
+    {"HOPS_START_TIME", "HOPS_END_TIME", "processing [", ", ", ")", "manual run without a window"}
+)
+_TEMPLATE_NAMES = frozenset(
+    {"os", "datetime", "timezone", "dag", "hops_schedule", "hops_task", "run", "start", "end", "print", "None"}
+)
+
+
+def verify_dag_file(source: str, schedule: GeneratedDag) -> None:
+    """Check that *source* is the DAG file of *schedule* and nothing else; raise ``AssertionError`` if not.
+
+    It must parse; its docstring, dag_id and every ``hops_schedule`` argument must equal the schedule's values; and
+    every other string and name in it must come from the fixed template. A name pasted into code would add
+    statements, names or strings and fail here.
+    """
+    tree = ast.parse(source)
+    func = function_name(schedule.dag_id)
+    if ast.get_docstring(tree, clean=False) != schedule.docstring():
+        raise AssertionError("the docstring differs from the schedule's")
+    kinds = [type(node).__name__ for node in tree.body]
+    if kinds != ["Expr", "Import", "ImportFrom", "ImportFrom", "ImportFrom", "ImportFrom", "FunctionDef", "Expr"]:
+        raise AssertionError(f"unexpected statements {kinds}")
+    definition = tree.body[6]
+    assert isinstance(definition, ast.FunctionDef)
+    if definition.name != func or len(definition.decorator_list) != 1:
+        raise AssertionError("unexpected DAG function")
+    decorator = definition.decorator_list[0]
+    if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name) and decorator.func.id == "dag"):
+        raise AssertionError("the DAG function is not decorated by @dag(...)")
+    keywords = {kw.arg: kw.value for kw in decorator.keywords}
+    expected_keys = {"dag_id", None} | ({"is_paused_upon_creation"} if schedule.paused else set())
+    if set(keywords) != expected_keys or len(keywords) != len(decorator.keywords) or decorator.args:
+        raise AssertionError(f"unexpected @dag arguments {sorted(map(str, keywords))}")
+    if _constant(keywords["dag_id"]) != schedule.dag_id:
+        raise AssertionError("the dag_id differs")
+    call = keywords[None]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hops_schedule"):
+        raise AssertionError("the schedule is not a hops_schedule(...) call")
+    values = {kw.arg: _constant(kw.value) for kw in call.keywords}
+    if call.args or values != schedule.kwargs or list(values) != list(schedule.kwargs):
+        raise AssertionError("the hops_schedule arguments differ from the input")
+    allowed_strings = _TEMPLATE_STRINGS | {schedule.docstring(), schedule.dag_id}
+    allowed_strings |= {v for v in schedule.kwargs.values() if isinstance(v, str)}
+    allowed_names = _TEMPLATE_NAMES | {func}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value not in allowed_strings:
+            raise AssertionError(f"unexpected string {short_repr(node.value)}")
+        if isinstance(node, ast.Name) and node.id not in allowed_names:
+            raise AssertionError(f"unexpected name {short_repr(node.id)}")
+
+
+def _constant(node: ast.expr) -> object:
+    """The value of a literal or of ``datetime(<ints>, tzinfo=timezone.utc)``; anything else is refused."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "datetime":
+        tz = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "tzinfo" else None
+        utc = isinstance(tz, ast.Attribute) and tz.attr == "utc" and isinstance(tz.value, ast.Name)
+        if not utc or not isinstance(tz, ast.Attribute) or getattr(tz.value, "id", None) != "timezone":
+            raise AssertionError("a datetime literal without tzinfo=timezone.utc")
+        parts = [ast.literal_eval(arg) for arg in node.args]
+        if not all(type(p) is int for p in parts):
+            raise AssertionError("a datetime literal with non-integer parts")
+        return datetime(*parts).replace(tzinfo=timezone.utc)
+    return ast.literal_eval(node)
