@@ -120,7 +120,7 @@ def audit_points(quick: bool) -> Iterator[Point]:
     """``audit --json`` against a fake Airflow serving the runs in pages of 100, as Airflow's REST API does."""
     import httpx
 
-    from hops_timetable.cli import audit
+    from hops_timetable.cli import audit_client
     from hops_timetable.cli.app import main
 
     for name, make, top in (("bounded", bounded, 6), ("every other failed", every_other_failed, 5)):
@@ -154,8 +154,8 @@ def audit_points(quick: bool) -> Iterator[Point]:
                 self._errors = httpx.HTTPError
                 self.http = httpx.Client(base_url=api, transport=httpx.MockTransport(handle))
 
-            original = audit.Client.__init__
-            audit.Client.__init__ = client  # type: ignore[method-assign]
+            original = audit_client.Client.__init__
+            audit_client.Client.__init__ = client  # type: ignore[method-assign]
             try:
                 argv = ["audit", "--api", "http://airflow.invalid", "--token", "t", "--now", now.isoformat(), "--json"]
 
@@ -167,7 +167,7 @@ def audit_points(quick: bool) -> Iterator[Point]:
 
                 seconds, output = _timed(run, 1)
             finally:
-                audit.Client.__init__ = original  # type: ignore[method-assign]
+                audit_client.Client.__init__ = original  # type: ignore[method-assign]
             yield Point(f"audit --json, {name}", n, seconds, len(output.encode()))
 
 

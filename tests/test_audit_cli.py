@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from hops_timetable.cli import audit
+from hops_timetable.cli import audit_client
 from hops_timetable.cli.app import main
-from hops_timetable.core.simulate import Decision
+from hops_timetable.core.decision import Decision
 
 UTC = timezone.utc
 HOUR = timedelta(hours=1)
@@ -113,12 +113,12 @@ class FakeAirflow:
 def airflow(monkeypatch: pytest.MonkeyPatch) -> FakeAirflow:
     fake = FakeAirflow(bounded_catchup_history())
 
-    def client(self: audit.Client, api: str, token: str, *, timeout: float = 30.0) -> None:
+    def client(self: audit_client.Client, api: str, token: str, *, timeout: float = 30.0) -> None:
         self._errors = httpx.HTTPError
         self.http = httpx.Client(base_url=api, transport=httpx.MockTransport(fake.handle))
 
-    monkeypatch.setattr(audit.Client, "__init__", client)
-    monkeypatch.setattr("hops_timetable.cli.audit.time.sleep", lambda seconds: None)
+    monkeypatch.setattr(audit_client.Client, "__init__", client)
+    monkeypatch.setattr("hops_timetable.cli.audit_client.time.sleep", lambda seconds: None)
     return fake
 
 

@@ -14,11 +14,12 @@ from datetime import datetime, timedelta, timezone
 import httpx
 import pytest
 
-from hops_timetable.cli import audit
-from hops_timetable.cli.audit import AuditError, Client, RepairStep, _apply, _manual_run, plan_repair
+from hops_timetable.cli import audit_client
+from hops_timetable.cli.audit_client import AuditError, Client, apply_step, manual_run
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.repair import RepairKind, RepairStep, plan_repair
 
 LOCKED = httpx.Response(503, json={"detail": "Database is locked. Backfill creation is not supported on SQLite"})
 DATABASE_ERROR = httpx.Response(
@@ -41,7 +42,7 @@ def client_answering(answers: list[httpx.Response]) -> tuple[Client, list[httpx.
 
 @pytest.fixture(autouse=True)
 def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(audit.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(audit_client.time, "sleep", lambda seconds: None)
 
 
 @pytest.mark.parametrize("busy", [LOCKED, DATABASE_ERROR], ids=["503 locked", "500 database error"])
@@ -52,10 +53,10 @@ def test_a_busy_database_is_asked_again_with_the_same_request(busy: httpx.Respon
 
 
 def test_a_database_that_stays_busy_is_reported_with_airflows_answer() -> None:
-    client, seen = client_answering([LOCKED] * (len(audit._BUSY_RETRY_SECONDS) + 1))
+    client, seen = client_answering([LOCKED] * (len(audit_client._BUSY_RETRY_SECONDS) + 1))
     with pytest.raises(AuditError, match=r"POST /api/v2/backfills -> HTTP 503: .*Database is locked") as caught:
         client.request("POST", "/api/v2/backfills", json={})
-    assert caught.value.status == 503 and len(seen) == len(audit._BUSY_RETRY_SECONDS) + 1
+    assert caught.value.status == 503 and len(seen) == len(audit_client._BUSY_RETRY_SECONDS) + 1
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,7 @@ def gap_of_two_hours() -> RepairStep:
     ]
     cov = coverage(CatchupPolicy(QuartzCron("0 0 * ? * * *"), start=START), True, None, runs, at(4))
     (step,) = plan_repair(cov, runs)
-    assert step.kind == "backfill" and [f.fire for f in step.fires] == [at(2), at(3)]
+    assert step.kind is RepairKind.BACKFILL and [f.fire for f in step.fires] == [at(2), at(3)]
     return step
 
 
@@ -125,7 +126,7 @@ def routes(seen: list[httpx.Request]) -> list[str]:
 
 def test_a_backfill_that_failed_before_airflow_wrote_it_is_sent_again() -> None:
     client, seen = client_answering([BARE_500, backfills(), OK])
-    assert _apply(client, "d", gap_of_two_hours()) == "backfill 7"
+    assert apply_step(client, "d", gap_of_two_hours()) == "backfill 7"
     assert routes(seen) == ["POST /api/v2/backfills", "GET /api/v2/backfills", "POST /api/v2/backfills"]
 
 
@@ -135,7 +136,7 @@ def test_a_backfill_airflow_made_before_failing_is_kept_and_only_its_missing_run
     finished = {**made, "id": 8, "completed_at": at(0).isoformat()}
     created = httpx.Response(200, json={"dag_run_id": "x"})
     client, seen = client_answering([BARE_500, backfills(made, finished), runs_page(1), created])
-    applied = _apply(client, "d", gap_of_two_hours())
+    applied = apply_step(client, "d", gap_of_two_hours())
     assert applied.startswith("backfill 9, manual__hops_repair_")
     assert routes(seen)[-1] == "POST /api/v2/dags/d/dagRuns"
     conf = json.loads(seen[-1].content)["conf"]["hops_window"]
@@ -145,7 +146,7 @@ def test_a_backfill_airflow_made_before_failing_is_kept_and_only_its_missing_run
 def test_a_manual_run_airflow_made_before_failing_is_not_made_twice() -> None:
     step = gap_of_two_hours()
     client, seen = client_answering([BARE_500, httpx.Response(200, json={"dag_run_id": "x"})])
-    run_id = _manual_run(client, "d", step.fires[0])
+    run_id = manual_run(client, "d", step.fires[0])
     assert routes(seen) == ["POST /api/v2/dags/d/dagRuns", f"GET /api/v2/dags/d/dagRuns/{run_id}"]
 
 
@@ -153,13 +154,13 @@ def test_a_manual_run_airflow_did_not_make_is_sent_again_with_the_same_run_id() 
     step = gap_of_two_hours()
     missing = httpx.Response(404, json={"detail": "not found"})
     client, seen = client_answering([BARE_500, missing, OK])
-    _manual_run(client, "d", step.fires[0])
+    manual_run(client, "d", step.fires[0])
     posts = [r for r in seen if r.method == "POST"]
     assert len(posts) == 2 and posts[0].content == posts[1].content
 
 
 def test_a_write_that_keeps_failing_is_reported() -> None:
-    client, seen = client_answering([BARE_500, backfills()] * len(audit._UNKNOWN_OUTCOME_RETRIES) + [BARE_500])
+    client, seen = client_answering([BARE_500, backfills()] * len(audit_client._UNKNOWN_OUTCOME_RETRIES) + [BARE_500])
     with pytest.raises(AuditError, match="HTTP 500") as caught:
-        _apply(client, "d", gap_of_two_hours())
+        apply_step(client, "d", gap_of_two_hours())
     assert caught.value.status == 500 and routes(seen).count("POST /api/v2/backfills") == 3

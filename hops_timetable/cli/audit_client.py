@@ -1,0 +1,357 @@
+"""Airflow's REST API and the plugin's JSON over HTTP, as ``audit`` and ``parity --airflow-api`` use them.
+
+Reading: the HopsworksTimetable DAGs and their settings from the plugin's ``/hops/api/dags``, every run of a DAG from
+``/api/v2/dags/{dag_id}/dagRuns`` page by page (pages that do not add up are an error, never a loop). Writing a
+repair plan (:mod:`hops_timetable.core.repair`): each backfill checked by Airflow's dry run first, then backfills
+and manual runs with a conf window.
+
+Airflow on SQLite refuses a write while another process writes: a clean refusal (503 "locked", or 500 with
+``reason: "Database error"``) wrote nothing and is sent again after a pause. A bare 5xx (Airflow 3.0 lets SQLite's
+lock escape as one) leaves unknown what was written, so before a write is sent again Airflow is asked whether it
+made it: an unfinished backfill of the same range, or the manual run's own run id.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import quote
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import FireCoverage, RunRecord
+from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.repair import RepairKind, RepairStep
+from hops_timetable.core.validation import short_repr
+
+__all__ = [
+    "MAX_RUNS_READ",
+    "PASSWORD_ENV",
+    "SQLITE_NOTE",
+    "TOKEN_ENV",
+    "USERNAME_ENV",
+    "AuditError",
+    "Client",
+    "Settings",
+    "airflow_time",
+    "apply_step",
+    "check_backfills",
+    "manual_run",
+]
+
+TOKEN_ENV = "AIRFLOW_API_TOKEN"
+USERNAME_ENV = "AIRFLOW_API_USERNAME"
+PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
+_PAGE = 100
+MAX_RUNS_READ = 2_000_000
+"""The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
+_SQLITE_REFUSAL = "not supported on SQLite"
+SQLITE_NOTE = (
+    "Airflow refused the backfill: on SQLite it does not support backfills while the scheduler writes; filled with "
+    "conf-window runs instead (PostgreSQL or MySQL take backfills)"
+)
+
+_BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
+_UNKNOWN_OUTCOME_RETRIES = (1.0, 3.0)
+"""Pauses before a write that failed with an unexplained 5xx is sent again, once Airflow shows it made nothing."""
+
+
+def _busy(response: Any) -> bool:
+    """Whether Airflow refused *response*'s request for a busy database, having written nothing.
+
+    On SQLite a write waits for the other processes' writes and gives up after the busy timeout: Airflow answers 503
+    ("Database is locked") where it expects that, and 500 with ``reason: "Database error"`` (its generic SQLAlchemy
+    handler) where it does not. Either way the request's transaction was rolled back, so the same request a moment
+    later is safe and usually goes through.
+    """
+    if response.status_code == 503:
+        return "locked" in response.text
+    if response.status_code != 500:
+        return False
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        return False
+    return isinstance(detail, dict) and detail.get("reason") == "Database error"
+
+
+class AuditError(RuntimeError):
+    """Airflow could not be read or written; the message says which request failed and why."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def airflow_time(text: object, name: str = "time") -> datetime | None:
+    """*text*, a time in Airflow's JSON (ISO-8601; without an offset, UTC), as an aware UTC datetime.
+
+    ``None`` stays ``None``; anything else raises :class:`AuditError` naming the field *name* and the value.
+    """
+    if text is None:
+        return None
+    try:
+        if not isinstance(text, str):
+            raise ValueError
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise AuditError(f"Airflow answered {name}={short_repr(text)}: expected an ISO-8601 time") from None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+class Client:
+    """Airflow's REST API and the plugin's JSON, over one ``httpx.Client`` with a bearer token."""
+
+    def __init__(self, api: str, token: str, *, timeout: float = 30.0) -> None:
+        # Imported here: the other commands of the CLI start without it.
+        import httpx
+
+        self._errors = httpx.HTTPError
+        self.http = httpx.Client(
+            base_url=api.rstrip("/"),
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            timeout=timeout,
+        )
+
+    @staticmethod
+    def login(api: str, username: str, password: str, *, timeout: float = 30.0) -> str:
+        """A token for *username* from Airflow's ``/auth/token``."""
+        import httpx
+
+        try:
+            response = httpx.post(
+                api.rstrip("/") + "/auth/token", json={"username": username, "password": password}, timeout=timeout
+            )
+        except httpx.HTTPError as exc:
+            raise AuditError(f"cannot reach {api[:200]}: {str(exc)[:300]}") from None
+        if response.status_code >= 400:
+            raise AuditError(f"login as {short_repr(username)} at {api[:200]}/auth/token: HTTP {response.status_code}")
+        token = response.json().get("access_token")
+        if not isinstance(token, str):
+            raise AuditError(f"{api[:200]}/auth/token answered without an access_token")
+        return token
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self.http.request(method, path, **kwargs)
+            for delay in _BUSY_RETRY_SECONDS:
+                if not _busy(response):
+                    break
+                time.sleep(delay)
+                response = self.http.request(method, path, **kwargs)
+        except self._errors as exc:
+            raise AuditError(f"{method} {path}: cannot reach Airflow: {exc}") from None
+        if response.status_code >= 400:
+            detail = response.text[:300]
+            hint = {401: " (no valid token: pass --token or --username/--password)", 403: " (not allowed)"}.get(
+                response.status_code, ""
+            )
+            raise AuditError(f"{method} {path} -> HTTP {response.status_code}{hint}: {detail}", response.status_code)
+        return response.json() if response.content else None
+
+    def hops_dags(self) -> list[dict[str, Any]]:
+        """The HopsworksTimetable DAGs the token may read, with their settings."""
+        data = self.request("GET", "/hops/api/dags")
+        dags: list[dict[str, Any]] = data["dags"]
+        return dags
+
+    def runs(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> list[RunRecord]:
+        """Every run of *dag_id*, page by page, each run once.
+
+        The pages must add up: each answer gives ``total_entries``, and a page of runs all read before (a server
+        that ignores ``offset``) stops the reading with an error, as does a count beyond *max_runs*; so the loop
+        ends and its memory is bounded whatever the server answers. Runs added while reading may shift a page by a
+        few (a backfill's runs sort among the older ones): a run seen twice is kept once.
+        """
+        path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
+        out: list[RunRecord] = []
+        seen: set[str] = set()
+        offset = 0
+        pages = 0
+        while True:
+            page = self.request("GET", path, params={"limit": _PAGE, "offset": offset, "order_by": "run_after"})
+            pages += 1
+            where = f"GET {path}?offset={offset}"
+            total = page.get("total_entries") if isinstance(page, dict) else None
+            batch = page.get("dag_runs") if isinstance(page, dict) else None
+            if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+                raise AuditError(
+                    f"{where}: the answer has total_entries={short_repr(total)}, expected a count of runs; without it "
+                    "the pages cannot be known to end (is --api an Airflow 3 api-server?)"
+                )
+            if not isinstance(batch, list):
+                raise AuditError(f"{where}: the answer has dag_runs={short_repr(batch)}, expected a list of runs")
+            if total > max_runs:
+                raise AuditError(
+                    f"{where}: DAG {short_repr(dag_id)} has total_entries={total:,} runs; audit reads at most "
+                    f"{max_runs:,} runs of one DAG"
+                )
+            fresh = [item for item in batch if _run_id(item, where) not in seen]
+            if batch and not fresh:
+                raise AuditError(
+                    f"{where}: the page repeats runs already read ({short_repr(_run_id(batch[0], where))} ...): "
+                    "the server does not honour offset, so reading on would never end"
+                )
+            for item in fresh:
+                seen.add(_run_id(item, where))
+                out.append(_record(item))
+            offset += len(batch)
+            if not batch or offset >= total:
+                return out
+            if pages > total // _PAGE + 10:
+                raise AuditError(f"{where}: {pages} pages read for total_entries={total:,}; the pages do not add up")
+
+
+def _run_id(item: object, where: str) -> str:
+    run_id = item.get("dag_run_id") if isinstance(item, dict) else None
+    if not isinstance(run_id, str):
+        raise AuditError(f"{where}: a run without a dag_run_id: {short_repr(item)}")
+    return run_id
+
+
+def _record(item: dict[str, Any]) -> RunRecord:
+    run_after = airflow_time(item.get("run_after"), "run_after")
+    if run_after is None:
+        raise AuditError(f"Airflow answered a run without run_after: {short_repr(item)}")
+    conf = item.get("conf")
+    return RunRecord(
+        run_id=item["dag_run_id"],
+        run_type=str(item.get("run_type")),
+        state=str(item.get("state")),
+        run_after=run_after,
+        logical_date=airflow_time(item.get("logical_date"), "logical_date"),
+        data_interval_start=airflow_time(item.get("data_interval_start"), "data_interval_start"),
+        data_interval_end=airflow_time(item.get("data_interval_end"), "data_interval_end"),
+        queued_at=airflow_time(item.get("queued_at"), "queued_at"),
+        conf=conf if isinstance(conf, dict) else None,
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A DAG's schedule as the plugin reports it."""
+
+    dag_id: str
+    policy: CatchupPolicy
+    catchup: bool
+    offset: int | None
+    paused: bool | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Settings:
+        policy = CatchupPolicy(
+            QuartzCron(data["cron_expression"]),
+            start=airflow_time(data.get("start_time")),
+            end=airflow_time(data.get("end_time")),
+            skip_to=airflow_time(data.get("skip_to_date")),
+            max_catchup_runs=data.get("max_catchup_runs"),
+        )
+        paused = data.get("is_paused")
+        offset = data.get("start_time_offset_seconds")
+        return cls(data["dag_id"], policy, bool(data.get("catchup")), offset, None if paused is None else bool(paused))
+
+
+def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:
+    return {
+        "dag_id": dag_id,
+        "from_date": step.fires[0].interval_start.isoformat(),
+        "to_date": step.fires[-1].interval_start.isoformat(),
+        "reprocess_behavior": step.reprocess,
+        "max_active_runs": 1,
+    }
+
+
+def check_backfills(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[RepairStep]:
+    """Each backfill kept only if Airflow's dry run creates exactly its logical dates; else one conf run per fire."""
+    out: list[RepairStep] = []
+    for step in steps:
+        if step.kind is not RepairKind.BACKFILL:
+            out.append(step)
+            continue
+        dry = client.request("POST", "/api/v2/backfills/dry_run", json=_backfill_body(dag_id, step))
+        would = sorted(
+            d for d in (airflow_time(b.get("logical_date")) for b in dry.get("backfills", [])) if d is not None
+        )
+        if would == [f.interval_start for f in step.fires]:
+            out.append(step)
+            continue
+        note = f"; Airflow's backfill of this range would create {len(would)} run(s), not these {len(step.fires)}"
+        out += [RepairStep(RepairKind.MANUAL, (fire,), note=note) for fire in step.fires]
+    return out
+
+
+def apply_step(client: Client, dag_id: str, step: RepairStep) -> str:
+    if step.kind is RepairKind.BACKFILL:
+        return _backfill(client, dag_id, step)
+    return manual_run(client, dag_id, step.fires[0])
+
+
+def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
+    body = _backfill_body(dag_id, step)
+    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
+        try:
+            made = client.request("POST", "/api/v2/backfills", json=body)
+            return f"backfill {made.get('id')}"
+        except AuditError as exc:
+            if exc.status == 409:
+                # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
+                # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
+                return ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
+            if exc.status == 503 and _SQLITE_REFUSAL in str(exc):
+                # Airflow on SQLite refuses a backfill while another process writes (its scheduler always does),
+                # having written nothing: the same conf-window runs fill the range.
+                made = ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
+                return f"{made} ({SQLITE_NOTE})"
+            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
+                raise
+        # A 5xx that is not a clean "busy" refusal (Airflow 3.0 lets SQLite's lock escape as a bare 500) leaves
+        # unknown what was written: Airflow commits the backfill row before it creates the backfill's runs.
+        made_id = _open_backfill(client, body)
+        if made_id is not None:
+            taken = {r.logical_date for r in client.runs(dag_id)}
+            rest = [manual_run(client, dag_id, fire) for fire in step.fires if fire.interval_start not in taken]
+            return ", ".join([f"backfill {made_id}", *rest])
+        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
+    raise AssertionError("unreachable")
+
+
+def _open_backfill(client: Client, body: dict[str, Any]) -> Any:
+    """The id of the DAG's unfinished backfill of exactly *body*'s range, if Airflow made one."""
+    page = client.request("GET", "/api/v2/backfills", params={"dag_id": body["dag_id"], "limit": 20, "order_by": "-id"})
+    wanted = (airflow_time(body["from_date"]), airflow_time(body["to_date"]))
+    for item in page.get("backfills", []):
+        ends = (airflow_time(item.get("from_date")), airflow_time(item.get("to_date")))
+        if ends == wanted and item.get("completed_at") is None:
+            return item.get("id")
+    return None
+
+
+def manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
+    env = fire.window.as_env()
+    run_id = f"manual__hops_repair_{uuid.uuid4().hex[:12]}"
+    body = {
+        "dag_run_id": run_id,
+        "logical_date": None,
+        "conf": {"hops_window": {"start_time": env["HOPS_START_TIME"], "end_time": env["HOPS_END_TIME"]}},
+        "note": "hops-timetable audit --repair",
+    }
+    runs = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
+    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
+        try:
+            client.request("POST", runs, json=body)
+            return run_id
+        except AuditError as exc:
+            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
+                raise
+        # The run id is this call's own, so whether the failed request made the run can be asked directly.
+        try:
+            client.request("GET", f"{runs}/{quote(run_id, safe='')}")
+            return run_id
+        except AuditError as exc:
+            if exc.status != 404:
+                raise
+        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
+    raise AssertionError("unreachable")

@@ -1,0 +1,157 @@
+"""How the gaps of a DAG's coverage are filled: which writes, backfills or manual runs, process the missing windows.
+
+The rule, the same whether the writes are then carried out or only shown:
+
+* a window that should have been processed and was not is filled (one the schedule dropped by design only when
+  asked, and then only those the catch-up rule dropped: a fire before ``skip_to_date`` never);
+* a fire with no run whose logical date is free is backfilled, consecutive ones in one backfill; a failed scheduled
+  run is backfilled with ``reprocess_behavior="failed"`` (Airflow clears it: same logical date, no new one);
+* any other fire (its logical date taken by another run, or a run in a state a backfill does not re-run) gets one
+  manual run carrying the window in ``conf["hops_window"]`` and no logical date, so no logical date is ever repeated.
+
+Pure: no Airflow import; Airflow's backfill dry run checks each backfill before it is written (``audit --repair``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any, Literal
+
+from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch
+from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
+from hops_timetable.core.window import format_hops_time
+
+__all__ = [
+    "RepairKind",
+    "RepairStep",
+    "Reprocess",
+    "needs_repair",
+    "plan_repair",
+    "repair_view",
+    "runs_in",
+    "to_repair",
+]
+
+Reprocess = Literal["none", "failed"]
+"""Airflow's ``reprocess_behavior`` of a backfill: create the missing runs only, or also re-run the failed ones."""
+
+
+class RepairKind(str, Enum):
+    """The write that fills a window."""
+
+    BACKFILL = "backfill"
+    """Airflow's backfill of a range of logical dates: the scheduled windows, with their own logical dates."""
+    MANUAL = "manual"
+    """One manual run with the window in ``conf["hops_window"]`` and no logical date."""
+
+
+@dataclass(frozen=True)
+class RepairStep:
+    """One write: a backfill of ``fires`` or one manual run of ``fires[0]``'s window.
+
+    ``reprocess`` is the backfill's ``reprocess_behavior`` (``"none"`` for a manual run); ``note`` says why a fire
+    is not backfilled, starting with ``"; "``.
+    """
+
+    kind: RepairKind
+    fires: tuple[FireCoverage, ...]
+    reprocess: Reprocess = "none"
+    note: str = ""
+
+    def describe(self) -> str:
+        first, last = self.fires[0], self.fires[-1]
+        if self.kind is RepairKind.BACKFILL:
+            span = _t(first.interval_start) if len(self.fires) == 1 else f"{_t(first.interval_start)} .. "
+            span += "" if len(self.fires) == 1 else _t(last.interval_start)
+            return f"backfill logical date(s) {span} ({len(self.fires)} run(s), reprocess={self.reprocess}){self.note}"
+        env = first.window.as_env()
+        return f"manual run with conf window [{env['HOPS_START_TIME']}, {env['HOPS_END_TIME']}){self.note}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "reprocess_behavior": self.reprocess if self.kind is RepairKind.BACKFILL else None,
+            "logical_dates": [_t(f.interval_start) for f in self.fires],
+            "windows": [f.window.as_env() for f in self.fires],
+            "note": self.note.strip(" ;") or None,
+        }
+
+
+def _t(value: datetime) -> str:
+    return format_hops_time(value)
+
+
+def needs_repair(fire: FireCoverage, include_dropped: bool) -> bool:
+    """Whether *fire*'s window is to be filled: expected (or dropped by the catch-up rule, with *include_dropped*),
+    not processed by any run, and not merely due (the scheduler is about to make its run)."""
+    wanted = fire.expected or (include_dropped and fire.decision in CATCH_UP_DROPS)
+    return wanted and not fire.covered and fire.decision is not Decision.DUE
+
+
+def _backfilled_as(fire: FireCoverage, taken: set[datetime]) -> Reprocess | None:
+    """The backfill that fills *fire*, or ``None`` when a backfill cannot (a manual run must)."""
+    if fire.decision is Decision.CREATED:
+        # Its run exists: a backfill re-runs it in place only if it failed.
+        return "failed" if fire.state == "failed" else None
+    return None if fire.interval_start in taken else "none"
+
+
+def plan_repair(cov: Coverage, runs: Sequence[RunRecord], *, include_dropped: bool = False) -> list[RepairStep]:
+    """The writes that fill the gaps of *cov* (see the module docstring), in fire order.
+
+    Consecutive fires backfilled alike are one step; a manual run is one step per fire.
+    """
+    taken = {r.logical_date for r in runs if r.logical_date is not None}
+    steps: list[RepairStep] = []
+    batch: list[FireCoverage] = []
+    batch_reprocess: Reprocess = "none"
+
+    def flush() -> None:
+        if batch:
+            steps.append(RepairStep(RepairKind.BACKFILL, tuple(batch), reprocess=batch_reprocess))
+            batch.clear()
+
+    for fire in cov.fires:
+        if not needs_repair(fire, include_dropped):
+            flush()
+            continue
+        reprocess = _backfilled_as(fire, taken)
+        if reprocess is None:
+            flush()
+            steps.append(RepairStep(RepairKind.MANUAL, (fire,), note="; its logical date is taken by another run"))
+            continue
+        if batch_reprocess != reprocess:
+            flush()
+            batch_reprocess = reprocess
+        batch.append(fire)
+    flush()
+    return steps
+
+
+def runs_in(steps: Iterable[RepairStep]) -> int:
+    """The runs a plan creates or re-runs: one per fire of each step."""
+    return sum(len(step.fires) for step in steps)
+
+
+def to_repair(hist: History, include_dropped: bool) -> list[Stretch]:
+    """The stretches of fires :func:`plan_repair` fills, found without taking the fires one by one."""
+    return [stretch for stretch in hist.stretches if needs_repair(stretch.sample, include_dropped)]
+
+
+def repair_view(hist: History, stretches: Sequence[Stretch]) -> Coverage:
+    """A coverage holding the fires of *stretches* and, after each, the fire that ends it, for :func:`plan_repair`.
+
+    The fire after a stretch is there so that two stretches apart stay two steps.
+    """
+    fires: list[FireCoverage] = []
+    for stretch in stretches:
+        if fires and fires[-1].fire >= stretch.first:
+            fires.pop()  # the fire that ended the stretch before is this one's first
+        fires += hist.expand(stretch)
+        after = hist.fire_after(stretch)
+        if after is not None:
+            fires.append(after)
+    return Coverage(hist.now, hist.begin, fires, [], [], [], [])
