@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import missing as missing_browser
+from browser import start_browser, stop_browser
 from harness import AirflowStack, StackFactory, copy_database, migrate_database
 
 _STACKS_KEY = pytest.StashKey[list[AirflowStack]]()
@@ -90,39 +92,17 @@ def pytest_runtest_makereport(
     return report
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1300",
-)
-
-
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    """Debian's Chromium through its chromedriver, with an empty profile; nothing is downloaded."""
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).exists()]
-    if missing:
-        message = f"{' and '.join(missing)} not installed (apt-get install -y chromium chromium-driver)"
+    """Debian's Chromium through its chromedriver, with an empty profile, under the reaper; nothing is downloaded."""
+    absent = missing_browser()
+    if absent:
+        message = f"{' and '.join(absent)} not installed (apt-get install -y chromium chromium-driver)"
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI needs the browser test: {message}")
         pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver = start_browser(tmp_path / "profile")
     try:
         yield driver
     finally:
-        driver.quit()
+        stop_browser(driver)

@@ -193,6 +193,11 @@ def owner_environment() -> dict[str, str]:
     return _REAPER.environment()
 
 
+def adopt_process_group(group: int) -> None:
+    """Stop process group ``group`` with the test process (one started in a session of its own, not by spawn)."""
+    _REAPER.adopt(group)
+
+
 def spawn(
     command: Sequence[str], *, env: Mapping[str, str], log: Path, cwd: Path | None = None
 ) -> subprocess.Popen[bytes]:
