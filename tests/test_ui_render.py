@@ -12,7 +12,9 @@ from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.settings import ScheduleSettings
-from hops_timetable.ui.render import PAGE_FIRES, build_page, dag_page, page_json, run_page, schedule_in_words
+from hops_timetable.core.window import hops_window, window_rule
+from hops_timetable.ui.render import PAGE_FIRES, TIMELINE_ROWS, build_page, dag_page, page_json, schedule_in_words
+from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
 
 UTC = timezone.utc
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -27,7 +29,7 @@ def test_the_words_describe_only_this_dags_catch_up_case_and_its_offset() -> Non
     bounded = " ".join(schedule_in_words(settings(catchup=True, max_catchup_runs=24, offset=25 * 3600)))
     assert "at most the newest 24 missed fire(s) run" in bounded
     assert "catchup=False" not in bounded
-    assert "previous fire - 25 h" in bounded
+    assert f"Window: {window_rule(25 * 3600)}." in schedule_in_words(settings(offset=25 * 3600))
     off = " ".join(schedule_in_words(settings(skip_to=START + timedelta(days=1)), paused=True))
     assert "catchup=False: after an outage or a pause only the newest missed fire runs." in off
     assert "max_catchup_runs" not in off
@@ -47,11 +49,11 @@ def test_run_ids_and_conf_values_are_escaped() -> None:
     now = START + timedelta(hours=1, minutes=5)
     built = build_page(settings(), runs, now)
     page = dag_page(hostile, settings(), built, upcoming_windows(policy, False, None, None, now, 2), False)
-    assert "<script>" not in page
+    assert hostile not in page
     assert "&lt;script&gt;" in page
     assert "<svg" in page and 'id="verdict"' in page
     for record in runs:
-        assert "<script>" not in run_page(hostile, run_window(record, None), None)
+        assert hostile not in run_page(hostile, RunFacts(run_window(record, None), None))
 
 
 def _links(page: str) -> list[str]:
@@ -79,7 +81,7 @@ def test_run_links_and_the_way_back_stay_inside_the_tab_under_any_root_airflow_i
             hops, dags, dag_part, runs_part, run_part = urlsplit(url).path[len(urlsplit(root).path) :].split("/")
             assert (hops, dags, unquote(dag_part), runs_part) == ("hops", "dags", dag_id, "runs")
             assert unquote(run_part) in run_ids
-            back = _links(run_page(dag_id, run_window(runs[0], None), None))
+            back = _links(run_page(dag_id, RunFacts(run_window(runs[0], None), "scheduler")))
             assert [urljoin(url, link) for link in back] == [tab]
 
 
@@ -124,7 +126,7 @@ def test_a_million_fires_of_history_make_pages_of_bounded_size_with_links_to_old
     # window: the summary says so in one row, from the first fire to the last dropped one.
     history_rows = re.findall(
         r'<tr data-status="([^"]*)"><td class="mono">([^<]*)</td><td class="mono">([^<]*)</td>'
-        r"<td>([^<]*)</td>",
+        r'<td class="num">([^<]*)</td>',
         html,
     )
     dropped = [row for row in history_rows if row[0] == "dropped beyond max_catchup_runs"]
@@ -177,3 +179,149 @@ def test_pages_partition_the_fires_and_read_as_the_whole_coverage() -> None:
         seen = [(f.fire, f.status, f.covered) for f in page.coverage.fires] + seen
         assert page.history.verdict() == whole.verdict()
     assert seen == [(f.fire, f.status, f.covered) for f in whole.fires]
+
+
+# -- the look: Airflow's colours, the timeline's range, labels and dates -----------------------------------------------
+
+LONG_ID = "manual__2026-12-03T20:15:31.123456+00:00"
+
+
+def _hourly_with_conf_windows() -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+    """60 hourly fires with their runs, a conf window two weeks back and one over the newest fires."""
+    settings_ = settings(catchup=True)
+    runs = [
+        RunRecord(f"s{h}", "scheduled", "success", START + h * HOUR, *(START + (h - 1) * HOUR,) * 2, START + h * HOUR)
+        for h in range(1, 61)
+    ]
+    far = START + 60 * HOUR - timedelta(days=14)
+    near = START + 50 * HOUR
+    runs += [
+        RunRecord("manual__far", "manual", "success", START + 61 * HOUR, conf=_window(far, far + 2 * HOUR)),
+        RunRecord(LONG_ID, "manual", "success", START + 61 * HOUR, conf=_window(near, near + 3 * HOUR)),
+    ]
+    return settings_, runs, START + 60 * HOUR + timedelta(minutes=5)
+
+
+def _window(start: datetime, end: datetime) -> dict[str, object]:
+    return {"hops_window": {"start_time": _hops(start), "end_time": _hops(end)}}
+
+
+def _rects(svg: str, cls: str) -> list[dict[str, str]]:
+    return [dict(re.findall(r'([\w-]+)="([^"]*)"', tag)) for tag in re.findall(rf'<rect class="{cls}[^>]*>', svg)]
+
+
+def test_the_timeline_shows_the_newest_fires_at_full_width_whatever_an_old_conf_window_and_labels_whole() -> None:
+    settings_, runs, now = _hourly_with_conf_windows()
+    html = dag_page("d", settings_, build_page(settings_, runs, now), [], False)
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    windows = _rects(svg, "window f-")
+    assert len(windows) == TIMELINE_ROWS
+    # 48 one-hour windows side by side over 720 pixels: a window two weeks back would have made each about 2 px.
+    assert min(float(w["width"]) for w in windows) > 10, windows
+    assert f">conf {LONG_ID}</text>" in svg
+    assert "manual__far" not in svg
+    outside = re.search(r'<p class="note" id="outside">(.*?)</p>', html)
+    assert outside is not None and "manual__far" in outside.group(1)
+    # The twelve fires of the page above the rows are in the strip of the whole history and the table.
+    assert len(re.findall(r"<tr data-fire=", html)) == 60
+
+
+def test_dates_in_tables_are_single_unwrapped_cells_with_tabular_figures() -> None:
+    settings_, runs, now = _hourly_with_conf_windows()
+    html = dag_page("d", settings_, build_page(settings_, runs, now), [], False)
+    cells = re.findall(r"<td([^>]*)>([^<]*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[^<]*)</td>", html)
+    assert len(cells) > 60 * 4
+    assert all('class="mono"' in attrs for attrs, _ in cells), [c for c in cells if "mono" not in c[0]][:3]
+    style = re.search(r"<style>(.*?)</style>", html)
+    assert style is not None
+    assert re.search(r"\.mono[^{]*\{[^}]*white-space:nowrap;font-variant-numeric:tabular-nums", style.group(1))
+
+
+def test_the_page_carries_its_light_and_dark_colours_and_fetches_nothing() -> None:
+    settings_, runs, now = _hourly_with_conf_windows()
+    for html in (
+        dag_page("d", settings_, build_page(settings_, runs, now), [], False),
+        run_page("d", RunFacts(run_window(runs[0], None), "scheduler")),
+    ):
+        assert "html.dark{" in html and "prefers-color-scheme: dark" in html
+        # The host's theme: next-themes' class on Airflow's <html>, and its Chakra tokens.
+        assert "parent.document" in html and "--chakra-colors-bg" in html and "MutationObserver" in html
+        # Nothing from another origin: no stylesheet, font or image of its own, no absolute address.
+        assert not re.search(r'<(link|img|iframe)\b|\b(src|href)="(https?:)?//|url\(|@import', html)
+        assert 'style="color:#' not in html
+
+
+def test_the_history_strip_draws_a_million_fires_in_a_pixel_column_each_at_most() -> None:
+    settings_, runs, now = a_million_fires()
+    html = dag_page("d", settings_, build_page(settings_, runs, now), [], False)
+    strip = _rects(html, "strip f-")
+    assert 1 <= len(strip) <= 721
+    # The newest 424 fires share the last pixel columns: one failed run in seven, so failure is what they show.
+    assert {r["class"] for r in strip} == {"strip f-dropped", "strip f-failed"}
+    assert sum(float(r["width"]) for r in strip) <= 721
+    assert 'class="range"' in html
+
+
+# -- the run tab -------------------------------------------------------------------------------------------------------
+
+
+def _facts(run: RunRecord, offset: int | None = None, **legacy: list[str]) -> str:
+    item = run_window(run, offset, settings().policy())
+    return run_page("d", RunFacts(item, carried_source(run, offset, None), legacy))  # type: ignore[arg-type]
+
+
+def _source(page: str) -> str:
+    found = re.search(r'<span id="source">(.*?)</span></td>', page)
+    assert found is not None, page
+    return unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+def test_the_run_tab_names_what_the_run_carried() -> None:
+    fire = START + 5 * HOUR
+    scheduled = RunRecord("s", "scheduled", "success", fire, fire - HOUR, fire - HOUR, fire)
+    assert _source(_facts(scheduled)) == (
+        "scheduler: the run's data interval [2026-01-01T04:00:00Z, 2026-01-01T05:00:00Z)"
+    )
+    assert _source(_facts(scheduled, 90 * 60)).endswith(", moved 1 h 30 min earlier (start_time_offset_seconds)")
+    form = {"hops_window_start_time": "2026-01-01T01:00:00Z", "hops_window_end_time": "2026-01-01T02:00:00Z"}
+    by_form = _source(_facts(RunRecord("m", "manual", "success", fire, conf=form)))
+    assert by_form == (
+        'conf: the Trigger form\'s hops_window_start_time and hops_window_end_time, read as conf["hops_window"]'
+    )
+    by_conf = _source(_facts(RunRecord("m", "manual", "success", fire, conf=_window(START, fire))))
+    assert by_conf == 'conf: conf["hops_window"] of the run'
+    # A backfill that took over a manual run processes the scheduled window of its logical date.
+    taken = RunRecord("b", "backfill", "success", fire, fire, fire, fire + timedelta(minutes=7))
+    replay = carried_source(taken, None, lambda at: hops_window(at, at + HOUR))
+    assert replay == "scheduled run replayed"
+    page = run_page("d", RunFacts(run_window(taken, None, settings().policy()), replay))
+    assert _source(page).startswith("scheduled run replayed: a backfill took this run over")
+
+
+def test_the_legacy_arguments_show_only_where_the_dags_operators_pass_them() -> None:
+    fire = START + 5 * HOUR
+    scheduled = RunRecord("s", "scheduled", "success", fire, fire - HOUR, fire - HOUR, fire)
+    assert "legacy" not in _facts(scheduled) and "-start_time" not in _facts(scheduled)
+    page = unescape(_facts(scheduled, start_time=["job"], papermill=["nb"]))
+    assert "-start_time 2026-01-01T04:00:00Z</code>" in page and 'legacy_args="start_time" of job' in page
+    assert "-p start_time 2026-01-01T04:00:00Z</code>" in page and 'legacy_args="papermill" of nb' in page
+    # No window, no arguments: a plain manual run.
+    manual = _facts(RunRecord("m", "manual", "success", fire), start_time=["job"])
+    assert "-start_time" not in manual and "hops_window_start_time" in manual
+
+
+def test_the_scheduler_side_dag_keeps_which_tasks_pass_legacy_arguments() -> None:
+    from airflow.sdk import DAG
+    from airflow_versions import dag_serialization_class
+
+    from hops_timetable import HopsworksTimetable
+    from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
+    from hops_timetable.ui.app import _legacy_modes
+
+    with DAG("d", schedule=HopsworksTimetable("0 0 0 * * ?"), start_date=START) as dag:
+        HopsBashOperator(task_id="job", bash_command="job.sh", legacy_args="start_time")
+        HopsBashOperator(task_id="plain", bash_command="job.sh")
+        HopsPythonOperator(task_id="notebook", python_callable=print, legacy_args="papermill")
+    serialization = dag_serialization_class()
+    stored = serialization.from_dict(serialization.to_dict(dag))
+    assert _legacy_modes(stored) == {"start_time": ["job"], "papermill": ["notebook"]}

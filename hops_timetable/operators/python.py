@@ -32,6 +32,11 @@ class HopsPythonOperator(PythonOperator):
     # The rendered ``env`` is sent again after the run, showing the HOPS_* values the callable got.
     overwrite_rtif_after_execution = True
 
+    @classmethod
+    def get_serialized_fields(cls) -> frozenset[str]:
+        # Kept in the serialized DAG, so that the Hopsworks run tab shows the legacy arguments only where passed.
+        return frozenset(super().get_serialized_fields() | {"legacy_args"})  # type: ignore[no-untyped-call]
+
     def __init__(
         self,
         *,

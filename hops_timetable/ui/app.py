@@ -23,11 +23,13 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from hops_timetable import _compat
+from hops_timetable.core.conf_window import LEGACY_ARG_MODES
 from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
 from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
-from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json, run_page
+from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json
+from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -70,15 +72,32 @@ def _settings(dag: Any) -> ScheduleSettings:
     )
 
 
-def _load(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None]:
-    """The DAG's settings and pause flag; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
+def _dag(session: Session, dag_id: str) -> Any:
+    """The scheduler's DAG; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
     dag = _compat.serialized_dag(dag_id, session)
     if dag is None:
         raise HTTPException(404, f"DAG {dag_id!r} is not known to Airflow")
     if not isinstance(dag.timetable, HopsworksTimetable):
         raise HTTPException(404, f"DAG {dag_id!r} is not scheduled with HopsworksTimetable")
+    return dag
+
+
+def _load(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None]:
+    """The DAG's settings and pause flag; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
+    dag = _dag(session, dag_id)
     flags = _compat.dag_pause_flags(session, dag_id)
     return _settings(dag), flags[0][1] if flags else None
+
+
+def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
+    """The ``legacy_args`` modes the DAG's tasks pass, with their task ids (the operators serialize the setting;
+    a mapped task keeps it among its partial arguments)."""
+    modes: dict[Any, list[str]] = {}
+    for task in getattr(dag, "tasks", ()):
+        mode = getattr(task, "legacy_args", None) or (getattr(task, "partial_kwargs", None) or {}).get("legacy_args")
+        if mode in LEGACY_ARG_MODES:
+            modes.setdefault(mode, []).append(str(task.task_id))
+    return modes
 
 
 def _value(item: Any) -> str:
@@ -162,19 +181,23 @@ def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, p
     return dag_page(dag_id, settings, built, nxt, paused)
 
 
-def _run(session: Session, dag_id: str, run_id: str) -> tuple[ScheduleSettings, Any]:
-    settings, _ = _load(session, dag_id)
+def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
+    dag = _dag(session, dag_id)
+    settings = _settings(dag)
     found = _records(session, dag_id, run_id)
     if not found:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
-    return settings, run_window(found[0], settings.offset, settings.policy())
+    item = run_window(found[0], settings.offset, settings.policy())
+    # What the run's tasks get, asked as the operators ask it (the timetable replays a backfill's scheduled window).
+    source = carried_source(found[0], settings.offset, dag.timetable.replayed_window)
+    return RunFacts(item, source, _legacy_modes(dag))
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
 def run_json(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
     """One run's HOPS_* values and where they come from."""
     _require_dag(request, user, dag_id, run=True)
-    _, item = _run(session, dag_id, run_id)
+    item = _run(session, dag_id, run_id).item
     return {
         "dag_id": dag_id,
         "run_id": run_id,
@@ -190,5 +213,4 @@ def run_json(dag_id: str, run_id: str, request: Request, user: UserDep, session:
 def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
     """The run's Hopsworks tab."""
     _require_dag(request, user, dag_id, run=True)
-    settings, item = _run(session, dag_id, run_id)
-    return run_page(dag_id, item, settings.offset)
+    return run_page(dag_id, _run(session, dag_id, run_id))

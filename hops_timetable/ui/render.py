@@ -1,7 +1,9 @@
 """The Hopsworks tab's HTML: the schedule in words, the next windows, the coverage as a timeline (SVG) and a table.
 
 One page (:func:`build_page`): the verdict over the whole history, :data:`PAGE_FIRES` fires, the older ones summarized.
-Server-rendered, no script, no front-end build; every value from a DAG, a run or its ``conf`` escaped; no Airflow.
+Server-rendered, no front-end build; the look (Airflow's colours, light or dark) is :mod:`~hops_timetable.ui.style`'s,
+the timeline :mod:`~hops_timetable.ui.timeline`'s, the run tab :mod:`~hops_timetable.ui.run_tab`'s. Every value from
+a DAG, a run or its ``conf`` is escaped; no Airflow.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from urllib.parse import quote
 
 from hops_timetable.core.coverage import (
     Coverage,
-    FireCoverage,
     History,
     RunRecord,
     RunWindow,
@@ -24,8 +25,10 @@ from hops_timetable.core.coverage import (
     history,
 )
 from hops_timetable.core.settings import ScheduleSettings
-from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
-from hops_timetable.core.window import HopsWindow, format_hops_time
+from hops_timetable.core.simulate import Decision
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, window_rule
+from hops_timetable.ui.style import page as _page
+from hops_timetable.ui.timeline import TIMELINE_ROWS, status_class, timeline
 
 __all__ = [
     "HISTORY_ROWS",
@@ -36,12 +39,9 @@ __all__ = [
     "build_page",
     "dag_page",
     "page_json",
-    "run_page",
     "schedule_in_words",
 ]
 
-TIMELINE_ROWS = 48
-"""Fires drawn in the timeline (the newest of the page)."""
 PAGE_FIRES = 200
 """Fires listed one by one on a page of the tab; older ones are on the next pages and summarized as stretches."""
 HISTORY_ROWS = 40
@@ -49,42 +49,30 @@ HISTORY_ROWS = 40
 SPAN_ROWS = 50
 """Gaps, drops, duplicates and overlaps listed per page (those among the page's fires, the newest first)."""
 
-_COLOURS = {
-    "ran": "#2e7d32",
-    "running": "#1565c0",
-    "failed": "#c62828",
-    Decision.DUE.value: "#9e9e9e",
-}
-_MISSING = "#ef6c00"
-_DROPPED = "#f9d27a"  # dropped by design: the catch-up rule's own doing, not a failure
-_SKIPPED = "#bdbdbd"
-
-_STYLE = """
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:16px;color:#1f2933;font-size:14px}
-h1{font-size:20px;margin:0 0 8px}h2{font-size:16px;margin:20px 0 8px}
-table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #e4e7eb;padding:3px 8px;text-align:left}
-th{background:#f5f7fa}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-.verdict{padding:8px 12px;border-radius:4px;display:inline-block;font-weight:600}
-.ok{background:#e8f5e9;color:#1b5e20}.bad{background:#fff3e0;color:#bf360c}
-.status{font-weight:600}.legend span{display:inline-block;margin-right:12px}
-.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
-ul.words{margin:0;padding-left:18px}
-"""
-
 
 def _t(value: datetime | None) -> str:
     return "" if value is None else format_hops_time(value)
 
 
-def _seconds(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
-    return " ".join(p for p in parts if p) or "0 s"
+def _mono(value: datetime | None) -> str:
+    return f'<td class="mono">{escape(_t(value))}</td>'
+
+
+def _interval(start: datetime | None, end: datetime | None) -> str:
+    return f'<td class="mono">[{escape(_t(start))}, {escape(_t(end))})</td>'
+
+
+def _table(table_id: str, head: Sequence[str], rows: str) -> str:
+    """A table that scrolls sideways in a narrow tab rather than wrap its dates."""
+    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    return f'<div class="scroll"><table id="{table_id}"><tr>{cells}</tr>{rows}</table></div>'
 
 
 def schedule_in_words(settings: ScheduleSettings, paused: bool | None = None) -> list[str]:
-    """This DAG's schedule, one sentence per setting, for its actual settings (not both catch-up cases)."""
+    """This DAG's schedule, one sentence per setting, for its actual settings (not both catch-up cases).
+
+    The window's rule is :func:`~hops_timetable.core.window.window_rule`'s, as the timetable's description says it.
+    """
     s = settings
     lines = [f"Fires (UTC): {s.cron.describe()}: {s.cron.expression}"]
     if s.start is None:
@@ -103,124 +91,10 @@ def schedule_in_words(settings: ScheduleSettings, paused: bool | None = None) ->
             f"catchup=True, max_catchup_runs={s.max_catchup_runs}: after an outage or a pause at most the newest "
             f"{s.max_catchup_runs} missed fire(s) run; older ones are dropped."
         )
-    if s.offset:
-        lines.append(
-            f"Window: HOPS_START_TIME = previous fire - {_seconds(s.offset)}, HOPS_END_TIME = fire - "
-            f"{_seconds(s.offset)}, HOPS_LOGICAL_DATE = previous fire."
-        )
-    else:
-        lines.append(
-            "Window: HOPS_START_TIME = previous fire, HOPS_END_TIME = fire, HOPS_LOGICAL_DATE = previous fire."
-        )
+    lines.append(f"Window: {window_rule(s.offset)}.")
     if paused:
         lines.append("The DAG is paused: its fires pass without runs until it is unpaused.")
     return lines
-
-
-def _colour(fire: FireCoverage) -> str:
-    if fire.decision is Decision.CREATED:
-        return _COLOURS.get(fire.status, _COLOURS["failed"])
-    if fire.decision is Decision.DUE:
-        return _COLOURS[Decision.DUE.value]
-    if fire.decision in CATCH_UP_DROPS:
-        return _DROPPED
-    if fire.by_design:
-        return _SKIPPED
-    return _MISSING
-
-
-def _timeline(cov: Coverage, dag_id: str) -> str:
-    """One row per fire (the newest :data:`TIMELINE_ROWS`): a thin bar for the Airflow interval, a thick one for the
-    HOPS window, in the colour of its status; conf windows below; gaps as red bands across the whole picture.
-
-    The range drawn is that of the fires' own intervals and windows: a conf window far from them is listed in the
-    tables, not drawn, so that it cannot squeeze the fires into a sliver."""
-    fires = cov.fires[-TIMELINE_ROWS:]
-    if not fires:
-        return "<p>No fires yet.</p>"
-    spans: list[tuple[datetime, datetime]] = []
-    for f in fires:
-        spans += [(f.interval_start, f.fire), (f.window.start, f.window.end)]
-    near_lo, near_hi = min(s for s, _ in spans), max(e for _, e in spans)
-    extra = [
-        w
-        for w in cov.runs
-        if w.source == "conf" and w.window is not None and w.window.start < near_hi and near_lo < w.window.end
-    ][-TIMELINE_ROWS:]
-    spans += [(w.window.start, w.window.end) for w in extra if w.window is not None]
-    lo = min(s for s, _ in spans)
-    hi = max(e for _, e in spans)
-    total = max((hi - lo).total_seconds(), 1.0)
-    left, width, row = 170, 760, 14
-    rows = len(fires) + len(extra)
-    height = 30 + rows * row + 20
-
-    def x(value: datetime) -> float:
-        return left + (value - lo).total_seconds() / total * width
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 10}" height="{height}" '
-        f'role="img" aria-label="coverage timeline of {escape(dag_id)}" id="timeline">',
-        f'<text x="{left}" y="12" font-size="11">{escape(_t(lo))}</text>',
-        f'<text x="{left + width}" y="12" font-size="11" text-anchor="end">{escape(_t(hi))}</text>',
-    ]
-    for gap in cov.gaps:
-        if gap.end <= lo or gap.start >= hi:
-            continue
-        gx, gw = x(max(gap.start, lo)), max(x(min(gap.end, hi)) - x(max(gap.start, lo)), 1.0)
-        parts.append(
-            f'<rect class="gap" x="{gx:.1f}" y="18" width="{gw:.1f}" height="{rows * row + 4}" fill="#ffcdd2" '
-            f'fill-opacity="0.6"><title>gap {escape(_t(gap.start))} .. {escape(_t(gap.end))}: '
-            f"{escape(', '.join(gap.reasons))}</title></rect>"
-        )
-    y = 22
-    for f in fires:
-        colour = _colour(f)
-        label = escape(f"{_t(f.fire)} {f.status}")
-        parts.append(f'<text x="4" y="{y + 10}" font-size="10">{escape(_t(f.fire))}</text>')
-        ax, aw = x(f.interval_start), max(x(f.fire) - x(f.interval_start), 1.0)
-        hx, hw = x(f.window.start), max(x(f.window.end) - x(f.window.start), 1.0)
-        dash = "" if f.decision is Decision.CREATED else ' stroke="#555" stroke-dasharray="2,2"'
-        parts.append(
-            f'<rect x="{ax:.1f}" y="{y + 1}" width="{aw:.1f}" height="3" fill="#78909c"><title>Airflow interval '
-            f"[{escape(_t(f.interval_start))}, {escape(_t(f.fire))})</title></rect>"
-        )
-        parts.append(
-            f'<rect class="window" data-status="{escape(f.status)}" x="{hx:.1f}" y="{y + 5}" width="{hw:.1f}" '
-            f'height="7" fill="{colour}"{dash}><title>{label}: HOPS window [{escape(_t(f.window.start))}, '
-            f"{escape(_t(f.window.end))})</title></rect>"
-        )
-        y += row
-    for w in extra:
-        assert w.window is not None
-        parts.append(f'<text x="4" y="{y + 10}" font-size="10">conf {escape(w.run.run_id[:22])}</text>')
-        hx, hw = x(w.window.start), max(x(w.window.end) - x(w.window.start), 1.0)
-        parts.append(
-            f'<rect class="window conf" x="{hx:.1f}" y="{y + 5}" width="{hw:.1f}" height="7" fill="#6a1b9a">'
-            f"<title>{escape(w.run.run_id)} ({escape(w.run.state)}): conf window [{escape(_t(w.window.start))}, "
-            f"{escape(_t(w.window.end))})</title></rect>"
-        )
-        y += row
-    parts.append("</svg>")
-    legend = (
-        '<p class="legend">'
-        + "".join(
-            f'<span><i style="background:{c}"></i>{escape(name)}</span>'
-            for name, c in [
-                ("ran", _COLOURS["ran"]),
-                ("running", _COLOURS["running"]),
-                ("failed", _COLOURS["failed"]),
-                ("missed", _MISSING),
-                ("dropped by design", _DROPPED),
-                ("due", _COLOURS[Decision.DUE.value]),
-                ("skipped", _SKIPPED),
-                ("conf window", "#6a1b9a"),
-                ("gap", "#ffcdd2"),
-            ]
-        )
-        + '<span><i style="background:#78909c;height:3px"></i>Airflow interval (thin)</span></p>'
-    )
-    return "".join(parts) + legend
 
 
 def _run_link(dag_id: str, run_id: str) -> str:
@@ -238,19 +112,14 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
         runs = ", ".join(_run_link(dag_id, r) for r in f.run_ids)
         covered = "" if f.decision is Decision.CREATED or not f.covered else " (window covered by another run)"
         rows.append(
-            f'<tr data-fire="{escape(_t(f.fire))}" data-status="{escape(f.status)}">'
-            f'<td class="mono">{escape(_t(f.fire))}</td>'
-            f'<td class="status" style="color:{_colour(f)}">{escape(f.status)}{escape(covered)}</td>'
-            f'<td class="mono">[{escape(_t(f.interval_start))}, {escape(_t(f.fire))})</td>'
-            f'<td class="mono">{escape(env["HOPS_START_TIME"])}</td>'
-            f'<td class="mono">{escape(env["HOPS_END_TIME"])}</td>'
-            f'<td class="mono">{escape(env["HOPS_LOGICAL_DATE"])}</td><td>{runs}</td></tr>'
+            f'<tr data-fire="{escape(_t(f.fire))}" data-status="{escape(f.status)}">{_mono(f.fire)}'
+            f'<td class="status t-{status_class(f)}">{escape(f.status)}{escape(covered)}</td>'
+            f"{_interval(f.interval_start, f.fire)}"
+            + "".join(f'<td class="mono">{escape(env[key])}</td>' for key in env)
+            + f'<td class="mono">{runs}</td></tr>'
         )
-    head = (
-        "<tr><th>fire</th><th>status</th><th>Airflow data interval</th><th>HOPS_START_TIME</th>"
-        "<th>HOPS_END_TIME</th><th>HOPS_LOGICAL_DATE</th><th>runs</th></tr>"
-    )
-    return f'<table id="fires">{head}{"".join(rows)}</table>'
+    head = ("fire", "status", "Airflow data interval", *HOPS_ENV_KEYS, "runs")
+    return _table("fires", head, "".join(rows))
 
 
 def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | None = None) -> str:
@@ -261,21 +130,11 @@ def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | 
         return ""
     more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
     rows = "".join(
-        f'<tr><td class="mono">{escape(_t(s.start))}</td><td class="mono">{escape(_t(s.end))}</td>'
-        f"<td>{escape(', '.join(s.reasons))}</td><td class=mono>{escape(', '.join(s.run_ids))}</td></tr>"
+        f"<tr>{_mono(s.start)}{_mono(s.end)}<td>{escape(', '.join(s.reasons))}</td>"
+        f'<td class="mono">{escape(", ".join(s.run_ids))}</td></tr>'
         for s in items
     )
-    return (
-        f'<h2>{escape(title)}</h2><table id="{table_id}"><tr><th>from</th><th>to</th><th>why</th><th>runs</th></tr>'
-        f"{rows}</table>{more}"
-    )
-
-
-def _page(title: str, body: str) -> str:
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-        f"<style>{_STYLE}</style></head><body>{body}</body></html>"
-    )
+    return f"<h2>{escape(title)}</h2>{_table(table_id, ('from', 'to', 'why', 'runs'), rows)}{more}"
 
 
 @dataclass(frozen=True)
@@ -338,7 +197,7 @@ class _Summary:
     first: datetime
     last: datetime
     counts: dict[str, int]
-    colour: str
+    cls: str  # the class of its one status; "" for rows of several
 
     def words(self) -> str:
         total = sum(self.counts.values())
@@ -368,15 +227,17 @@ def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[_Su
             counts: dict[str, int] = {}
             for m in mixed:
                 counts[m.sample.status] = counts.get(m.sample.status, 0) + m.count
-            colour = _colour(mixed[0].sample) if len(counts) == 1 else "inherit"
-            out.append(_Summary(mixed[0].first, mixed[-1].last, counts, colour))
+            cls = status_class(mixed[0].sample) if len(counts) == 1 else ""
+            out.append(_Summary(mixed[0].first, mixed[-1].last, counts, cls))
             mixed.clear()
 
     for index, stretch in enumerate(stretches):
         if index in keep:
             flush()
             out.append(
-                _Summary(stretch.first, stretch.last, {stretch.sample.status: stretch.count}, _colour(stretch.sample))
+                _Summary(
+                    stretch.first, stretch.last, {stretch.sample.status: stretch.count}, status_class(stretch.sample)
+                )
             )
         else:
             mixed.append(stretch)
@@ -390,16 +251,12 @@ def _older_table(page: DagPage) -> str:
         return ""
     rows = "".join(
         f'<tr data-status="{escape(next(iter(row.counts)) if len(row.counts) == 1 else "mixed")}">'
-        f'<td class="mono">{escape(_t(row.first))}</td><td class="mono">{escape(_t(row.last))}</td>'
-        f"<td>{sum(row.counts.values()):,}</td>"
-        f'<td class="status" style="color:{row.colour}">{escape(row.words())}</td></tr>'
+        f'{_mono(row.first)}{_mono(row.last)}<td class="num">{sum(row.counts.values()):,}</td>'
+        f'<td class="status t-{row.cls}">{escape(row.words())}</td></tr>'
         for row in _summary(page.older)
     )
-    return (
-        "<h2>Older history</h2>"
-        '<table id="history"><tr><th>from fire</th><th>to fire</th><th>windows</th><th>what happened</th></tr>'
-        f"{rows}</table>"
-    )
+    head = ("from fire", "to fire", "windows", "what happened")
+    return f"<h2>Older history</h2>{_table('history', head, rows)}"
 
 
 def dag_page(
@@ -415,17 +272,11 @@ def dag_page(
     hist = page.history
     words = "".join(f"<li>{escape(line)}</li>" for line in schedule_in_words(settings, paused))
     nxt = "".join(
-        f'<tr><td class="mono">{escape(_t(fire))}</td><td class="mono">[{escape(_t(start))}, {escape(_t(fire))})</td>'
-        f'<td class="mono">{escape(_t(w.start))}</td><td class="mono">{escape(_t(w.end))}</td>'
-        f'<td class="mono">{escape(_t(w.logical_date))}</td></tr>'
+        f"<tr>{_mono(fire)}{_interval(start, fire)}{_mono(w.start)}{_mono(w.end)}{_mono(w.logical_date)}</tr>"
         for fire, start, w in upcoming
     )
-    upcoming_html = (
-        '<table id="upcoming"><tr><th>fire</th><th>Airflow data interval</th><th>HOPS_START_TIME</th>'
-        f"<th>HOPS_END_TIME</th><th>HOPS_LOGICAL_DATE</th></tr>{nxt}</table>"
-        if upcoming
-        else "<p>No further fires.</p>"
-    )
+    head = ("fire", "Airflow data interval", *HOPS_ENV_KEYS)
+    upcoming_html = _table("upcoming", head, nxt) if upcoming else "<p>No further fires.</p>"
     verdict_class = "ok" if hist.ok else "bad"
     title = "Every fire" if page.pages == 1 else "Fires of this page"
     body = (
@@ -435,7 +286,7 @@ def dag_page(
         f"<h2>Coverage up to {escape(_t(hist.now))}</h2>"
         f'<p><span class="verdict {verdict_class}" id="verdict">{escape(hist.verdict())}</span></p>'
         f"{_pager(page)}"
-        f"{_timeline(cov, dag_id)}"
+        f"{timeline(cov, hist.stretches, dag_id)}"
         f"{_spans_table('Gaps', 'gaps', cov.gaps)}"
         f"{_spans_table('Windows processed more than once', 'duplicates', _near(page, cov.duplicates))}"
         f"{_spans_table('Overlaps', 'overlaps', _near(page, cov.overlaps))}"
@@ -487,40 +338,3 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
         }
     )
     return data
-
-
-def run_page(dag_id: str, item: RunWindow, offset: int | None) -> str:
-    """The run tab: the run's HOPS_* values, where they come from, and the ``-start_time`` legacy argument."""
-    run = item.run
-    facts = [
-        ("run", escape(run.run_id)),
-        ("type", escape(run.run_type)),
-        ("state", escape(run.state)),
-        (
-            "Airflow data interval",
-            "none"
-            if run.data_interval_start is None
-            else f"[{escape(_t(run.data_interval_start))}, {escape(_t(run.data_interval_end))})",
-        ),
-    ]
-    if item.window is not None:
-        env = item.window.as_env()
-        facts += [(key, f'<span class="mono" id="{key}">{escape(value)}</span>') for key, value in env.items()]
-        facts.append(("source", escape(_source_text(item.source, offset))))
-        facts.append(("-start_time", f'<code id="legacy">-start_time {escape(env["HOPS_LOGICAL_DATE"])}</code>'))
-    elif item.error is not None:
-        facts.append(("HOPS_*", f"none: {escape(item.error)}"))
-    else:
-        facts.append(("HOPS_*", "none: a manual run without conf[&quot;hops_window&quot;] gets no window"))
-    rows = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in facts)
-    # Back to <root>/hops/dags/<dag_id> from <root>/hops/dags/<dag_id>/runs/<run_id>.
-    back = f'<p><a id="back" href="../../{escape(quote(dag_id, safe=""))}">Every window of {escape(dag_id)}</a></p>'
-    body = f'<h1>Hopsworks window of {escape(run.run_id)}</h1><table id="run">{rows}</table>{back}'
-    return _page(f"Hopsworks: {dag_id} {run.run_id}", body)
-
-
-def _source_text(source: str | None, offset: int | None) -> str:
-    if source == "conf":
-        return 'conf["hops_window"] of the run'
-    shift = f", moved {_seconds(offset)} earlier (start_time_offset_seconds)" if offset else ""
-    return f"the scheduler: the run's data interval{shift}"
