@@ -166,7 +166,6 @@ MAX_LINES = 400
 # The modules over the limit when it came in, each with its size then as its ceiling: a ceiling may only go down,
 # and a module split below the limit leaves this list.
 OVER_THE_LIMIT = {
-    "hops_timetable.cli.audit": 705,
     "hops_timetable.timetable": 677,
 }
 
