@@ -8,13 +8,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.window import (
     UTC_ZONE_KEYS,
     HopsWindow,
     as_utc,
     format_hops_time,
     hops_window,
-    parse_hops_time,
 )
 
 UTC = timezone.utc
@@ -72,8 +72,8 @@ def test_window_is_the_interval_moved_by_the_offset(start: datetime, width: int,
     assert window.end - window.start == end - start
     assert start - window.start == timedelta(seconds=offset or 0)
     env = window.as_env()
-    assert parse_hops_time(env["HOPS_START_TIME"]) == window.start
-    assert parse_hops_time(env["HOPS_END_TIME"]) == window.end
+    assert parse_time("HOPS_START_TIME", env["HOPS_START_TIME"], strict=True) == window.start
+    assert parse_time("HOPS_END_TIME", env["HOPS_END_TIME"], strict=True) == window.end
     assert all(value.endswith("Z") and len(value) == 20 for value in env.values())
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "HopsWindowError",
     "LegacyArgs",
     "Replay",
+    "ResolvedWindow",
     "RunWindowError",
     "check_legacy_args",
     "conf_with_form_window",
@@ -229,8 +230,9 @@ def resolve_run_window(
     logical_date: datetime | None = None,
     replay: Replay | None = None,
     run_id: str | None = None,
-) -> tuple[dict[str, str], str | None]:
-    """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source.
+) -> ResolvedWindow:
+    """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source: the one rule every
+    reader of a run's window applies (the operators, the coverage behind the tab and ``audit``, the run tab).
 
     1. A window in ``conf["hops_window"]`` sets all three variables, for every run type but ``backfill`` (source
        ``"conf"``): a backfill run processes its scheduled window, whatever the conf it carries.
@@ -246,7 +248,8 @@ def resolve_run_window(
     The source is ``"conf"``, ``"operator env"``, ``"scheduler"``, ``"scheduled run replayed"``, one of the last
     two followed by ``" and operator env"``, or ``None`` (no window: a plain manual run gets an empty dict, and job
     code must check for the variables). Raises :class:`HopsWindowError` for a bad conf window; non-``HOPS_*`` keys
-    of *explicit* are ignored.
+    of *explicit* are ignored. The result unpacks as ``values, source``; its ``window`` is the window itself (the
+    conf's or the scheduler's, before the operator's own values), so that no reader parses the text back.
     """
     kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
     # A backfill replays the scheduled windows of its range. Its runs' conf is the one backfill-wide conf, or, for a
@@ -255,7 +258,7 @@ def resolve_run_window(
     ignored = kind == BACKFILL_RUN_TYPE and isinstance(conf, Mapping) and CONF_KEY in conf
     passed = None if ignored else parse_conf_window(conf)
     if passed is not None:
-        return passed.as_env(), "conf"
+        return ResolvedWindow(passed.as_env(), "conf", passed)
     own: dict[str, str] = {}
     for key in HOPS_ENV_KEYS:
         if explicit is not None and key in explicit:
@@ -264,14 +267,33 @@ def resolve_run_window(
                 raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
             own[key] = value
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
-        return own, ("operator env" if own else None)
+        return ResolvedWindow(own, "operator env" if own else None, None)
     window, source = _scheduler_window(data_interval, run_after, logical_date, offset_seconds, replay, run_id)
     values = {**window.as_env(), **own}
     if own:
         source = f"{source} and operator env"
     if ignored:
         source = f'{source}; conf["{CONF_KEY}"] ignored: a backfill run processes its scheduled window'
-    return {key: values[key] for key in HOPS_ENV_KEYS}, source
+    return ResolvedWindow({key: values[key] for key in HOPS_ENV_KEYS}, source, window)
+
+
+class ResolvedWindow(tuple[dict[str, str], "str | None"]):
+    """What :func:`resolve_run_window` decided: ``(values, source)``, and the ``window`` they came from."""
+
+    window: HopsWindow | None
+
+    def __new__(cls, values: dict[str, str], source: str | None, window: HopsWindow | None) -> ResolvedWindow:
+        resolved = super().__new__(cls, (values, source))
+        resolved.window = window
+        return resolved
+
+    @property
+    def values(self) -> dict[str, str]:
+        return self[0]
+
+    @property
+    def source(self) -> str | None:
+        return self[1]
 
 
 def resolve_hops_env(**arguments: Any) -> dict[str, str]:

@@ -26,7 +26,6 @@ __all__ = [
     "duration_text",
     "format_hops_time",
     "hops_window",
-    "parse_hops_time",
     "window_rule",
 ]
 
@@ -78,11 +77,6 @@ def format_hops_time(value: datetime) -> str:
     """
     v = as_utc(value)
     return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
-
-
-def parse_hops_time(text: str) -> datetime:
-    """Parse a ``YYYY-MM-DDTHH:MM:SSZ`` string produced by :func:`format_hops_time`."""
-    return datetime.strptime(text, _HOPS_FORMAT).replace(tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, conf_with_form_window, resolve_run_window
 from hops_timetable.core.simulate import scheduled_runs
-from hops_timetable.core.window import HopsWindow, as_utc, hops_window, parse_hops_time
+from hops_timetable.core.window import HopsWindow, hops_window
 
 __all__ = [
     "DONE_STATES",
@@ -82,7 +82,7 @@ def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy
         return None if scheduled is None else hops_window(scheduled.interval_start, scheduled.fire, offset_seconds)
 
     try:
-        env, source = resolve_run_window(
+        resolved = resolve_run_window(
             run_type=run.run_type,
             data_interval=interval,
             conf=conf_with_form_window(run.conf),
@@ -96,20 +96,9 @@ def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy
         return RunWindow(run, None, "conf", str(exc))
     except RunWindowError as exc:
         return RunWindow(run, None, None, str(exc))
-    if not env:
+    if resolved.window is None:
         return RunWindow(run, None, None)
-    window = HopsWindow(
-        start=_env_time(env["HOPS_START_TIME"]),
-        end=_env_time(env["HOPS_END_TIME"]),
-        logical_date=_env_time(env["HOPS_LOGICAL_DATE"]),
-    )
-    return RunWindow(run, window, "conf" if source == "conf" else "scheduler")
-
-
-def _env_time(text: str) -> datetime:
-    """A ``HOPS_*`` value read back; ``fromisoformat`` does it in a tenth of ``strptime``'s time."""
-    value = datetime.fromisoformat(text[:-1] + "+00:00") if text.endswith("Z") else parse_hops_time(text)
-    return as_utc(value)
+    return RunWindow(run, resolved.window, "conf" if resolved.source == "conf" else "scheduler")
 
 
 _STATE_RANK = {"success": 3, "running": 2, "queued": 1}
