@@ -11,12 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from hops_timetable.core.validation import (
-    check_bool,
-    check_end_after_start,
-    check_max_active_runs,
-    check_utc_datetime,
-)
+from hops_timetable.core.validation import check_bool, check_max_active_runs
 from hops_timetable.operators.window_params import hops_window_params
 from hops_timetable.timetable import HopsworksTimetable
 
@@ -47,9 +42,8 @@ def hops_schedule(
     when the DAG has many tasks: Airflow copies DAG params into every task and validates each copy whenever the DAG
     is serialized (docs/performance.md).
     """
-    start = check_utc_datetime("start_time", start_time)
-    end = check_utc_datetime("end_time", end_time)
-    check_end_after_start("start_time", start, "end_time", end)
+    # A DAG's catchup is True or False (the timetable also accepts None: one that does not hold the DAG's); every
+    # other argument is the schedule's, validated once by the timetable (core/schedule.py).
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(
@@ -60,14 +54,14 @@ def hops_schedule(
         skip_to_date=skip_to_date,
         # The timetable holds the DAG's restriction, so that it tells a backfill's range from the DAG's own and
         # never needs the serialized DAG when it re-checks a stored run.
-        start_time=start,
-        end_time=end,
+        start_time=start_time,
+        end_time=end_time,
         catchup=catchup,
     )
     kwargs: dict[str, Any] = {
         "schedule": timetable,
-        "start_date": start,
-        "end_date": end,
+        "start_date": timetable.start_time,
+        "end_date": timetable.end_time,
         "catchup": catchup,
         "max_active_runs": max_active_runs,
     }

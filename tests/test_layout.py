@@ -15,6 +15,9 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -227,3 +230,54 @@ def test_the_cron_evaluator_raises_no_syntax_error(module: str) -> None:
     named = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     named |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     assert named & {"CronSyntaxError", "Refusal", "fail"} == set()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Each command imports only what it runs
+
+# The audit's client, report and repair, the coverage, the simulator and parity: none of them is what `next` runs.
+NOT_FOR_NEXT = (
+    f"{ROOT}.cli.audit",
+    f"{ROOT}.cli.parity",
+    f"{ROOT}.core.coverage",
+    f"{ROOT}.core.repair",
+    f"{ROOT}.core.simulate",
+    f"{ROOT}.core.parity",
+)
+
+
+def test_next_loads_no_audit_coverage_or_simulator_module() -> None:
+    # The modules loaded by the end of the run, not `-X importtime`'s list: that times `import` statements only, and
+    # the command module itself comes through importlib.import_module.
+    script = (
+        "import json, sys\n"
+        "from hops_timetable.cli.app import main\n"
+        "status = main(['next', '0 0 * ? * * *', '-n', '1'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    status, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0 and f"{ROOT}.cli.next" in loaded and f"{ROOT}.core.cron.engine" in loaded
+    assert [m for m in loaded if m.startswith(NOT_FOR_NEXT)] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "required"), [("audit", "--repair", "--api"), ("parity", "--grace", "--hopsworks-schedule")]
+)
+def test_a_command_whose_module_declares_its_options_has_them_when_parsed(
+    command: str, option: str, required: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The parser of every command is built without importing audit or parity; their options come with the command.
+    from hops_timetable.cli.app import main
+
+    assert main([command, "--help"]) == 0
+    assert option in capsys.readouterr().out
+    assert main([command]) == 2
+    assert f"the following arguments are required: {required}" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hops_timetable import __version__
+from hops_timetable.cli.errors import AuditError
 from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
 from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.core.validation import ArgumentError
@@ -29,6 +30,28 @@ def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+class _CommandParser(OneLineParser):
+    """One command's parser. The options of a command whose module declares them (``options_of``: ``audit``,
+    ``parity``) are read from that module when the command is parsed or its help shown, so building the parser of
+    every command imports no command module: ``next`` never loads the audit's client, the coverage or the simulator.
+    """
+
+    options_of: str | None = None
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        self._declare()
+        return super().parse_known_args(*args, **kwargs)
+
+    def format_help(self) -> str:
+        self._declare()
+        return super().format_help()
+
+    def _declare(self) -> None:
+        module, self.options_of = self.options_of, None
+        if module is not None:
+            importlib.import_module(f"hops_timetable.cli.{module}").add_arguments(self)
+
+
 def _parser() -> OneLineParser:
     common = OneLineParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -38,7 +61,10 @@ def _parser() -> OneLineParser:
 
     parser = OneLineParser(prog=PROG, description="Preview, explain, simulate and import Hopsworks job schedules.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    # Any: the commands' parents are the options module's parsers, whose class typeshed would make theirs too.
+    sub: argparse._SubParsersAction[Any] = parser.add_subparsers(
+        dest="command", required=True, parser_class=_CommandParser
+    )
 
     p = sub.add_parser("next", parents=[common], help="the next (or previous) fire times of a cron expression")
     p.add_argument("expression", help=expression)
@@ -86,13 +112,11 @@ def _parser() -> OneLineParser:
     )
     p.set_defaults(func=_lazy("importer", "cmd_import"))
 
-    from hops_timetable.cli.audit import add_parser as add_audit
+    p = sub.add_parser("audit", parents=[common], help="which HOPS windows a live Airflow processed; --repair")
+    p.options_of = "audit"
 
-    add_audit(sub, common)
-
-    from hops_timetable.cli.parity import add_parser as add_parity
-
-    add_parity(sub, common)
+    p = sub.add_parser("parity", parents=[common], help="did Hopsworks and Airflow process the same windows?")
+    p.options_of = "parity"
     return parser
 
 
@@ -127,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = str(exc).splitlines()[0] if str(exc) else ""
         if bad:
             message = text or type(exc).__name__
-        elif _is_airflow_refusal(exc):
+        elif isinstance(exc, AuditError):
             # Airflow unreachable or refusing a request is the environment's answer, not a bug of this tool.
             message = text
         else:
@@ -143,13 +167,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             except BrokenPipeError:
                 _silence_stdout()
         return 2 if bad else 1
-
-
-def _is_airflow_refusal(exc: BaseException) -> bool:
-    # Imported here: audit is loaded only when its subcommand is registered, and pure commands stay light.
-    from hops_timetable.cli.audit import AuditError
-
-    return isinstance(exc, AuditError)
 
 
 def _silence_stdout() -> None:

@@ -44,7 +44,16 @@ from hops_timetable.core.repair import plan_repair, repair_view, to_repair
 from hops_timetable.core.validation import short_repr
 
 # AuditError, Client, Settings and the variables' names are the client's; named here too for the parity command.
-__all__ = ["PASSWORD_ENV", "TOKEN_ENV", "USERNAME_ENV", "AuditError", "Client", "Settings", "add_parser", "cmd_audit"]
+__all__ = [
+    "PASSWORD_ENV",
+    "TOKEN_ENV",
+    "USERNAME_ENV",
+    "AuditError",
+    "Client",
+    "Settings",
+    "add_arguments",
+    "cmd_audit",
+]
 
 GAPS_FOUND = 3
 DEFAULT_MAX_RUNS = 100
@@ -147,9 +156,8 @@ def _chosen(args: argparse.Namespace, known: list[dict[str, Any]]) -> list[dict[
     return [by_id[d] for d in args.dag_id]
 
 
-def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``audit`` on the CLI's subparsers."""
-    p = sub.add_parser("audit", parents=[common], help="which HOPS windows a live Airflow processed; --repair")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Declare ``audit``'s options on its parser (``hops_timetable.cli.app`` reads them when ``audit`` is parsed)."""
     p.add_argument("--api", required=True, help="Airflow's base URL, e.g. http://127.0.0.1:8080")
     p.add_argument("--dag-id", action="append", default=[], help="audit this DAG (repeatable; default: all)")
     p.add_argument("--token", help=f"API token (default ${TOKEN_ENV})")

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
+from hops_timetable.cli.errors import AuditError
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import FireCoverage, RunRecord
 from hops_timetable.core.cron import QuartzCron
@@ -76,14 +77,6 @@ def _busy(response: Any) -> bool:
     except ValueError:
         return False
     return isinstance(detail, dict) and detail.get("reason") == "Database error"
-
-
-class AuditError(RuntimeError):
-    """Airflow could not be read or written; the message says which request failed and why."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def airflow_time(text: object, name: str = "time") -> datetime | None:

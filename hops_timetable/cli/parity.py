@@ -35,7 +35,7 @@ from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
-__all__ = ["FORMAT", "add_parser", "airflow_side", "cmd_parity", "read_input"]
+__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input"]
 
 FORMAT: Final = "hops-timetable-parity/1"
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
@@ -318,9 +318,8 @@ def _text(outcome: Outcome, payload: dict[str, Any], limit: int) -> list[str]:
     return lines
 
 
-def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Register ``parity`` on the CLI's subparsers."""
-    p = sub.add_parser("parity", parents=[common], help="did Hopsworks and Airflow process the same windows?")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Declare ``parity``'s options on its parser (``hops_timetable.cli.app`` reads them when ``parity`` is parsed)."""
     p.add_argument(
         "--hopsworks-schedule",
         required=True,
