@@ -51,7 +51,7 @@ def test_every_field_carries_over_or_warns() -> None:
     ],
 )
 def test_bad_fields_are_errors_naming_the_field(change: dict[str, Any], needle: str) -> None:
-    [result] = import_schedules({**FULL, **change})
+    [result] = import_schedules({**FULL, **change}, "interval-start")
     assert any(needle in e for e in result.errors), result.errors
     assert result.dag_file() is None and result.text() == []
     report = result.as_json()

@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hops_timetable.core.export_schedule import IGNORED_KEYS, KNOWN_KEYS, read_schedule, schedule_of
+from hops_timetable.core.parity import load_schedule_versions
+from hops_timetable.core.validation import ArgumentError
 
 UTC = timezone.utc
 JAN_1_2026_MS = 1_767_225_600_000
@@ -35,8 +37,9 @@ FULL: dict[str, Any] = {
 
 def test_every_key_carries_over_or_warns() -> None:
     schedule = read_schedule(FULL, "interval-start")
-    assert schedule.errors == ()
+    assert schedule.errors == () and schedule.schedule is not None
     assert schedule.job_name == "feature pipeline" and not schedule.enabled
+    assert schedule.schedule.catchup and schedule.schedule.offset == 3600
     assert schedule.arguments() == {
         "cron_expression": HOURLY,
         "start_time": datetime(2026, 1, 1, tzinfo=UTC),
@@ -84,18 +87,21 @@ def test_the_ignored_keys_are_neither_read_nor_warned_about() -> None:
         ({"endDateTime": JAN_1_2026_MS}, "endDateTime", "is not after startDateTime"),
         ({"catchup": "yes"}, "catchup", "catchup='yes' is invalid"),
         ({"maxActiveRuns": 0}, "maxActiveRuns", "maxActiveRuns=0 is invalid"),
-        ({"cronExpression": "0 0 0 1 1 ? 2020"}, "startDateTime", "is after the last fire time"),
+        ({"cronExpression": "0 0 0 1 1 ? 2020"}, "startDateTime", "is at or after the last fire of"),
+        ({"skipToDate": JAN_1_2026_MS + 86_400_000}, "skipToDate", "is not before end_time"),
     ],
 )
 def test_bad_values_are_errors_naming_the_key(change: dict[str, Any], key: str, needle: str) -> None:
     schedule = read_schedule({**FULL, **change}, "interval-start")
     [error] = [e for e in schedule.errors if needle in str(e)]
     assert error.name == key
+    assert schedule.schedule is None and schedule.arguments() == {}
 
 
 @given(st.integers(0, 4_102_444_799_000))
 def test_epoch_milliseconds_become_aware_utc(ms: int) -> None:
-    start = read_schedule({"cronExpression": HOURLY, "startDateTime": ms}).start
+    schedule = read_schedule({"cronExpression": HOURLY, "startDateTime": ms}).schedule
+    start = None if schedule is None else schedule.start
     assert start is not None and start.tzinfo is UTC
     assert start == datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
 
@@ -133,8 +139,8 @@ def test_a_negative_offset_without_the_model_is_an_error_naming_both_readings() 
 def test_the_offset_model_says_which_reading(model: str, offset: int, argument: int | None) -> None:
     # Relative to the fire, -3600 on an hourly cron starts the window at the previous fire: today's offset 0.
     schedule = read_schedule(FULL, model)
-    assert schedule.errors == ()
-    assert schedule.offset == offset
+    assert schedule.errors == () and schedule.schedule is not None
+    assert schedule.schedule.offset == offset
     assert schedule.arguments().get("start_time_offset_seconds") == argument
 
 
@@ -143,3 +149,22 @@ def test_relative_to_the_fire_needs_a_window_of_one_constant_interval() -> None:
     assert any("does not fire at one constant interval" in str(e) for e in irregular.errors)
     narrow = read_schedule({**FULL, "startTimeOffsetSeconds": -1800}, "fire")
     assert any("has no equivalent" in str(e) for e in narrow.errors)
+
+
+# -- one reading for import and parity --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{}, {"maxCatchupRuns": 0}, {"cronExpression": "0 0 12 * * MON"}, {"endDateTime": JAN_1_2026_MS}, {"catchup": 1}],
+)
+def test_parity_reads_a_schedule_as_import_does(change: dict[str, Any]) -> None:
+    schedule = {**FULL, **change}
+    read = read_schedule(schedule, "interval-start")
+    if read.errors:
+        with pytest.raises(ArgumentError) as caught:
+            load_schedule_versions(schedule, "s.json", "interval-start")
+        assert str(caught.value) == f"s.json: {read.errors[0]}" and caught.value.name == read.errors[0].name
+    else:
+        [version] = load_schedule_versions({"name": "j", "jobSchedule": schedule}, "s.json", "interval-start")
+        assert (version.settings, version.enabled) == (read.schedule, read.enabled)

@@ -7,8 +7,10 @@ milliseconds UTC): :data:`KNOWN_KEYS`; a job object holding ``jobSchedule`` name
 What does not carry over is a warning, never silently dropped: a disabled schedule, a negative start offset read
 as the offset model says (two older generations read it differently, so without a model it is an error naming both
 readings: :mod:`hops_timetable.core.offset_model`), an end offset (ignored, as in Hopsworks) and unknown keys. Every
-value is checked by :mod:`hops_timetable.core.validation`, and a schedule that would never fire after its start is
-an error. Errors are collected, not raised, so a report can name them all. Pure: no Airflow import.
+value is checked by :mod:`hops_timetable.core.validation`, each key's alone first (so a report names every bad key
+at once), then the whole schedule by :meth:`hops_timetable.core.schedule.Schedule.build`, the one validation
+sequence every entry point applies (a schedule that never runs is refused there). Errors are collected, not
+raised. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -20,18 +22,17 @@ from typing import Any, Final, TypeVar
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 from hops_timetable.core.offset_model import resolve_start_offset
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.validation import (
     ArgumentError,
     check_bool,
     check_catchup_runs,
-    check_end_after_start,
     check_epoch_millis,
     check_max_active_runs,
-    check_window_start,
     short_repr,
 )
 
-__all__ = ["IGNORED_KEYS", "KNOWN_KEYS", "ExportedSchedule", "read_schedule", "schedule_of"]
+__all__ = ["EXPORT_KEYS", "IGNORED_KEYS", "KNOWN_KEYS", "ExportedSchedule", "read_schedule", "schedule_of"]
 
 KNOWN_KEYS: Final = (
     "cronExpression",
@@ -47,6 +48,17 @@ KNOWN_KEYS: Final = (
     "jobName",
 )
 """The keys of a schedule that are read (each carries over or is a warning)."""
+EXPORT_KEYS: Final = {
+    "cron_expression": "cronExpression",
+    "start_time": "startDateTime",
+    "end_time": "endDateTime",
+    "skip_to_date": "skipToDate",
+    "catchup": "catchup",
+    "max_active_runs": "maxActiveRuns",
+    "start_time_offset_seconds": "startTimeOffsetSeconds",
+    "max_catchup_runs": "maxCatchupRuns",
+}
+"""Each ``hops_schedule`` argument an export holds, under its key there, in the order of the generated call."""
 IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})
 """REST bookkeeping that says nothing about when the job runs."""
 _MAX_UNKNOWN_WARNINGS: Final = 20
@@ -56,38 +68,29 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class ExportedSchedule:
-    """One schedule as read: its values (``None`` where absent or refused), what did not carry over, the refusals.
-
-    ``offset`` is today's reading of ``startTimeOffsetSeconds``; ``errors`` non-empty means it cannot be scheduled.
-    """
+    """One schedule as read: the :class:`Schedule` (``None`` when refused), what is not a schedule setting (the
+    pause flag, ``maxActiveRuns``, the job name), what did not carry over, and the refusals."""
 
     job_name: str | None
-    cron: QuartzCron | None = None
-    start: datetime | None = None
-    end: datetime | None = None
-    skip_to: datetime | None = None
+    schedule: Schedule | None = None
     enabled: bool = True
-    catchup: bool = False
     max_active_runs: int = 1
-    offset: int | None = None
-    max_catchup_runs: int | None = None
     warnings: tuple[str, ...] = ()
     errors: tuple[ArgumentError, ...] = ()
 
     def arguments(self) -> dict[str, object]:
-        """The ``hops_schedule`` keyword arguments of the values read, in its order; those at their default and
-        those refused are left out (``start_time_offset_seconds`` only when positive: today's model has no other)."""
-        pairs: list[tuple[str, object]] = [
-            ("cron_expression", None if self.cron is None else self.cron.source),
-            ("start_time", self.start),
-            ("end_time", self.end),
-            ("skip_to_date", self.skip_to),
-            ("catchup", self.catchup or None),
-            ("max_active_runs", self.max_active_runs if self.max_active_runs != 1 else None),
-            ("start_time_offset_seconds", self.offset if self.offset is not None and self.offset > 0 else None),
-            ("max_catchup_runs", self.max_catchup_runs),
-        ]
-        return {name: value for name, value in pairs if value is not None}
+        """The ``hops_schedule`` keyword arguments, in :data:`EXPORT_KEYS` order, those at their default left out
+        (``start_time_offset_seconds`` 0 is no offset); none for a refused schedule."""
+        if self.schedule is None:
+            return {}
+        values = {**self.schedule.arguments(), "cron_expression": self.schedule.cron.source}
+        values["max_active_runs"] = self.max_active_runs
+        defaults: dict[str, object] = {"catchup": False, "max_active_runs": 1, "start_time_offset_seconds": 0}
+        return {
+            name: values[name]
+            for name in EXPORT_KEYS
+            if values[name] is not None and (name not in defaults or values[name] != defaults[name])
+        }
 
 
 def schedule_of(obj: object) -> tuple[object, str | None]:
@@ -134,12 +137,6 @@ class _Reading:
         start = self.check(lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
         end = self.check(lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
         skip_to = self.check(lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
-        if cron is not None and start is not None:
-            try:
-                cron.check_fires_from("startDateTime", start)  # else it would never run
-            except ValueError as exc:
-                self.errors.append(ArgumentError("startDateTime", obj.get("startDateTime"), str(exc)))
-        self.check(lambda: check_end_after_start("startDateTime", start, "endDateTime", end))
         enabled = self.flag("enabled", True)
         if not enabled:
             self.warnings.append("the schedule is disabled in Hopsworks: the DAG is created paused")
@@ -147,22 +144,29 @@ class _Reading:
         runs = obj.get("maxActiveRuns")
         max_active = 1 if runs is None else self.check(lambda: check_max_active_runs("maxActiveRuns", runs))
         offset = self.offset(cron, start)
-        max_catchup = self.check(lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns")))
-        positive = offset if offset is not None and offset > 0 else None
-        self.check(lambda: check_window_start("startDateTime", start, "startTimeOffsetSeconds", positive))
+        self.check(lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns")))
         unknown = sorted(str(k) for k in set(obj) - set(KNOWN_KEYS) - IGNORED_KEYS)
         self.warnings += [f"unknown key {short_repr(key)} ignored" for key in unknown[:_MAX_UNKNOWN_WARNINGS]]
+        schedule = None
+        if cron is not None and not self.errors:
+            try:
+                schedule = Schedule.build(
+                    cron,
+                    names=EXPORT_KEYS,
+                    start_time=start,
+                    end_time=end,
+                    skip_to_date=skip_to,
+                    catchup=catchup,
+                    start_time_offset_seconds=offset,
+                    max_catchup_runs=obj.get("maxCatchupRuns"),
+                )
+            except ArgumentError as exc:  # values that do not go together: named by the key of the export
+                self.errors.append(ArgumentError(EXPORT_KEYS.get(exc.name, exc.name), exc.value, str(exc)))
         return ExportedSchedule(
             job_name=self.job_name,
-            cron=cron,
-            start=start,
-            end=end,
-            skip_to=skip_to,
+            schedule=schedule,
             enabled=enabled,
-            catchup=catchup,
             max_active_runs=1 if max_active is None else max_active,
-            offset=offset,
-            max_catchup_runs=max_catchup,
             warnings=tuple(self.warnings),
             errors=tuple(self.errors),
         )

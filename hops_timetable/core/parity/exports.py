@@ -4,8 +4,9 @@ Everything here is untrusted text from another system: sizes are bounded, every 
 names the file, the field, the value and what would be valid (:class:`ArgumentError`).
 
 * A schedule is the REST / ``JobSchedule.to_dict()`` object (camelCase, dates in epoch milliseconds) or a job object
-  embedding ``jobSchedule``. Several versions are ``{"versions": [...]}``, each such an object with
-  ``effectiveFrom`` (epoch milliseconds: when it took effect; the first may omit it).
+  embedding ``jobSchedule``, read as ``import`` reads it (:mod:`hops_timetable.core.export_schedule`). Several
+  versions are ``{"versions": [...]}``, each such an object with ``effectiveFrom`` (epoch milliseconds: when it took
+  effect; the first may omit it).
 * Executions are the REST listing ``{"items": [...], "count": n}`` (``items`` absent when empty), or a list of such
   pages. Pages are merged by ``id``: a failed execution re-run in place keeps its id, submission time and arguments
   and counts ``rerunCount`` up, so the copy with the highest ``rerunCount`` (then a final state) is the newest.
@@ -24,14 +25,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
-from hops_timetable.core.cron import CronSyntaxError, QuartzCron
-from hops_timetable.core.offset_model import resolve_start_offset
+from hops_timetable.core.export_schedule import read_schedule, schedule_of
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.validation import (
     ArgumentError,
-    check_bool,
     check_epoch_millis,
     check_utc_datetime,
     short_repr,
@@ -128,66 +127,12 @@ def _version(obj: object, where: str, offset_model: str | None) -> ScheduleVersi
     if not isinstance(obj, dict):
         raise ArgumentError("schedule", obj, f"{where}: expected a schedule object, got {type(obj).__name__}")
     effective = _checked(where, lambda: check_epoch_millis("effectiveFrom", obj.get("effectiveFrom")))
-    schedule = obj.get("jobSchedule", obj) if "cronExpression" not in obj else obj
-    if not isinstance(schedule, dict):
-        raise ArgumentError("jobSchedule", schedule, f"{where}: jobSchedule is not an object")
-    return ScheduleVersion(effective, *_settings(schedule, where, offset_model))
-
-
-_EXPORT_NAMES: Final = {
-    "cron_expression": "cronExpression",
-    "start_time": "startDateTime",
-    "end_time": "endDateTime",
-    "skip_to_date": "skipToDate",
-    "start_time_offset_seconds": "startTimeOffsetSeconds",
-    "max_catchup_runs": "maxCatchupRuns",
-    "catchup": "catchup",
-}
-"""Each schedule argument under the name Hopsworks' schedule DTO gives it, for the messages."""
-
-
-def _settings(obj: dict[str, Any], where: str, offset_model: str | None) -> tuple[Schedule, bool]:
-    text = obj.get("cronExpression")
-    if not isinstance(text, str):
-        raise ArgumentError(
-            "cronExpression",
-            text,
-            f"{where}: cronExpression={short_repr(text)} is invalid: expected a Quartz cron expression string",
-        )
-    try:
-        cron = QuartzCron(text)
-    except CronSyntaxError as exc:
-        raise ArgumentError("cronExpression", text, f"{where}: cronExpression is rejected: {exc}") from None
-    start = _checked(where, lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
-    end = _checked(where, lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
-    skip = _checked(where, lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
-    catchup = obj.get("catchup")
-    enabled = obj.get("enabled")
-    offset = _checked(
-        where,
-        lambda: resolve_start_offset(
-            "startTimeOffsetSeconds",
-            obj.get("startTimeOffsetSeconds"),
-            offset_model,
-            cron,
-            start,
-            obj.get("endTimeOffsetSeconds"),
-        ),
-    )
-    settings = _checked(
-        where,
-        lambda: Schedule.build(
-            cron,
-            names=_EXPORT_NAMES,
-            start_time=start,
-            end_time=end,
-            skip_to_date=skip,
-            start_time_offset_seconds=offset,
-            catchup=False if catchup is None else catchup,
-            max_catchup_runs=obj.get("maxCatchupRuns"),
-        ),
-    )
-    return settings, True if enabled is None else _checked(where, lambda: check_bool("enabled", enabled))
+    schedule, _ = schedule_of(obj)
+    read = read_schedule(schedule, offset_model)  # the one reading of a schedule export: import's too
+    if read.schedule is None:
+        first = read.errors[0]
+        raise ArgumentError(first.name, first.value, f"{where}: {first}")
+    return ScheduleVersion(effective, read.schedule, read.enabled)
 
 
 def _checked(where: str, rule: Callable[[], _T]) -> _T:
