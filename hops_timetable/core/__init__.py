@@ -4,6 +4,7 @@ Standard library only; nothing here imports Airflow, the adapters or the tools (
 it). :mod:`.cron` evaluates cron expressions, :mod:`.window` is the HOPS window arithmetic, :mod:`.catchup` the
 catch-up policy, :mod:`.validation` the argument rules, :mod:`.conf_window` the per-run window of a manual run,
 :mod:`.window_source` where a task's values come from, :mod:`.bash_append` how the legacy arguments join a bash
-command, :mod:`.settings` a schedule's settings, :mod:`.simulate` the scheduler's decisions through outages and
+command (reading it with :mod:`.bash_words` and :mod:`.bash_grammar`), :mod:`.export_schedule` a Hopsworks schedule
+export, :mod:`.settings` a schedule's settings, :mod:`.simulate` the scheduler's decisions through outages and
 pauses, :mod:`.coverage` which windows a DAG's runs processed.
 """
