@@ -1,12 +1,15 @@
-"""Version differences the tests need to drive Airflow's own code by hand, across Airflow 3 minors.
+"""Version differences the tests need to drive Airflow's own code by hand, across Airflow 3 minors, and the one
+model of the scheduler's run-creation loop built on them (:func:`scheduled_runs`).
 
 The package's own differences are in ``hops_timetable/_compat.py``; these are the tests' alone.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+import time_machine
 from airflow.timetables.base import DagRunInfo
 
 from hops_timetable._compat import AIRFLOW_VERSION
@@ -37,6 +40,29 @@ def dag_next_dagrun_info(dag: Any, last: DagRunInfo | None) -> DagRunInfo | None
     interval = None if last is None else last.data_interval
     older: DagRunInfo | None = dag.next_dagrun_info(interval)
     return older
+
+
+def scheduled_runs(
+    dag: Any, now: datetime, *, last: DagRunInfo | None = None, count: int | None = None, limit: int = 500
+) -> list[DagRunInfo]:
+    """The runs Airflow's scheduler creates for *dag* after *last*, one after the other, with the clock frozen at
+    *now* and never down: each run is the DAG's next run after the one before (:func:`dag_next_dagrun_info`).
+
+    Without *count*, the runs due at *now* (``run_after <= now``), fewer than *limit* of them; with it, the next
+    *count* runs, due or not (as many as there are, if the schedule ends first).
+
+    Airflow's own code decides each run; this only loops, so it is a driver, not an oracle for the timetable.
+    """
+    runs: list[DagRunInfo] = []
+    with time_machine.travel(now, tick=False):
+        while count is None or len(runs) < count:
+            info = dag_next_dagrun_info(dag, last)
+            if info is None or (count is None and info.run_after > now):
+                break
+            runs.append(info)
+            last = info
+            assert count is not None or len(runs) < limit, f"more than {limit} runs due at {now}"
+    return runs
 
 
 def store_next_dagrun(dag_model: Any, dag: Any, run: Any) -> None:

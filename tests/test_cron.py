@@ -12,15 +12,11 @@ from datetime import datetime, timedelta, timezone
 
 import pendulum
 import pytest
+from support import UTC, utc
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
-UTC = timezone.utc
 T = datetime(2024, 3, 15, 10, 0, 0, tzinfo=UTC)
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
 
 
 # (expression, next fire after T, last fire before T)

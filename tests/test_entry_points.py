@@ -27,7 +27,8 @@ from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 # The scheduler's view of a DAG, built as test_timetable builds it.
-from test_timetable import HOURLY, build_dag, utc
+from support import HOURLY, utc
+from test_timetable import build_dag
 
 from hops_timetable import HopsworksTimetable, _compat, hops_schedule
 from hops_timetable.core.window import format_hops_time
@@ -54,20 +55,6 @@ def hops_strings(timetable: HopsworksTimetable, infos: list[DagRunInfo]) -> list
     return out
 
 
-def scheduled(dag: Any, now: datetime, count: int) -> list[DagRunInfo]:
-    """The runs the scheduler makes, one after the other, as it makes them when it is never down."""
-    runs: list[DagRunInfo] = []
-    last = None
-    with time_machine.travel(now, tick=False):
-        while len(runs) < count:
-            info = airflow_versions.dag_next_dagrun_info(dag, last)
-            if info is None:
-                break
-            runs.append(info)
-            last = info
-    return runs
-
-
 # -- backfill = the scheduled runs, replayed ---------------------------------------------------------------------
 
 
@@ -92,8 +79,8 @@ def test_a_backfill_from_an_unaligned_date_makes_only_scheduled_intervals() -> N
     dag = build_dag(**hops_schedule(HOURLY, start_time=utc(2025, 12, 1), catchup=False))
     with time_machine.travel(utc(2026, 1, 2), tick=False):
         got = backfill(dag, utc(2026, 1, 1, 0, 30), utc(2026, 1, 1, 3, 30))
-        live = scheduled(
-            build_dag(**hops_schedule(HOURLY, start_time=utc(2026, 1, 1), catchup=True)), utc(2026, 1, 2), 5
+        live = airflow_versions.scheduled_runs(
+            build_dag(**hops_schedule(HOURLY, start_time=utc(2026, 1, 1), catchup=True)), utc(2026, 1, 2), count=5
         )
     assert intervals(got) == [(utc(2026, 1, 1, h), utc(2026, 1, 1, h + 1), utc(2026, 1, 1, h + 1)) for h in (1, 2, 3)]
     # The HOPS window of a backfilled run is the scheduled run's, to the string.
@@ -105,7 +92,7 @@ def test_a_backfill_clamps_at_the_dags_start_only_and_never_runs_a_fire_at_or_be
     with time_machine.travel(utc(2026, 1, 2), tick=False):
         got = backfill(dag, utc(2025, 12, 31, 22), utc(2026, 1, 1, 2))
         unbounded = build_dag(**hops_schedule(HOURLY, start_time=utc(2026, 1, 1, 0, 30), catchup=True))
-        live = scheduled(unbounded, utc(2026, 1, 1, 3), 3)
+        live = airflow_versions.scheduled_runs(unbounded, utc(2026, 1, 1, 3), count=3)
     assert intervals(got) == [
         (utc(2026, 1, 1, 0, 30), utc(2026, 1, 1, 1), utc(2026, 1, 1, 1)),
         (utc(2026, 1, 1, 1), utc(2026, 1, 1, 2), utc(2026, 1, 1, 2)),
@@ -136,7 +123,7 @@ def test_a_backfill_of_a_dag_with_an_end_date_stops_at_the_end_and_its_offset_wi
 
 def test_the_dags_own_restriction_is_still_bounded() -> None:
     dag = build_dag(**hops_schedule(HOURLY, start_time=utc(2026, 1, 1), catchup=True, max_catchup_runs=3))
-    runs = scheduled(dag, utc(2026, 1, 1, 10, 30), 1)
+    runs = airflow_versions.scheduled_runs(dag, utc(2026, 1, 1, 10, 30), count=1)
     assert intervals(runs) == [(utc(2026, 1, 1, 7), utc(2026, 1, 1, 8), utc(2026, 1, 1, 8))]
 
 
@@ -245,7 +232,7 @@ def follow(dag: Any, reference: DagRun, count: int, now: datetime) -> list[DagRu
 def test_switching_from_a_built_in_never_stalls_and_the_windows_tile(name: str, cron: str) -> None:
     start = utc(2026, 1, 1)
     before = build_dag("switch", schedule=BUILT_INS[name], start_date=start, catchup=True)
-    history = scheduled(before, utc(2026, 1, 10), 3)
+    history = airflow_versions.scheduled_runs(before, utc(2026, 1, 10), count=3)
     last = history[-1]
     assert last.data_interval is not None
     after = build_dag("switch", **hops_schedule(cron, start_time=start, catchup=True))
@@ -268,7 +255,7 @@ def test_switching_from_a_built_in_never_stalls_and_the_windows_tile(name: str, 
 def test_switching_back_to_a_built_in_never_stalls(name: str) -> None:
     start = utc(2026, 1, 1)
     hops = build_dag("switch", **hops_schedule("0 0 17 * * ?", start_time=start, catchup=True))
-    last = scheduled(hops, utc(2026, 1, 10), 3)[-1]
+    last = airflow_versions.scheduled_runs(hops, utc(2026, 1, 10), count=3)[-1]
     before = build_dag("switch", schedule=BUILT_INS[name], start_date=start, catchup=True)
     runs = follow(before, dag_run(last), 3, utc(2026, 2, 1))
     assert all(r.logical_date > last.logical_date for r in runs)

@@ -13,11 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import HOURLY, UTC
 
 from hops_timetable import _compat, hops_schedule
 from hops_timetable.cli import MAX_COMPARE, MAX_COUNT, main
@@ -36,8 +37,6 @@ from hops_timetable.core.validation import MAX_OFFSET_SECONDS, ArgumentError
 from hops_timetable.core.window import hops_window
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsworksTimetable
 
-UTC = timezone.utc
-HOURLY = "0 0 * ? * * *"
 JAN_1_2026_MS = 1_767_225_600_000
 UNDERSTOOD = f"reads format versions 1 to {SERIALIZATION_VERSION}"
 INJECTION = 'x"""; open("PWNED","w").write("1"); """'

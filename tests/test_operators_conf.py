@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from support import UTC, utc
 
 from hops_timetable.core.conf_window import (
     MAX_TIME_TEXT,
@@ -23,12 +24,7 @@ from hops_timetable.core.conf_window import (
 )
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
-UTC = timezone.utc
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
 
 
 def window(start: object, end: object, **more: object) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from airflow.sdk import DAG
 from airflow.sdk.api.datamodels._generated import DagRun as RuntimeDagRun
 from airflow.sdk.api.datamodels._generated import DagRunState
 from airflow.timetables.base import TimeRestriction
+from support import HOURLY, utc
 
 from hops_timetable import hops_schedule
 from hops_timetable.core.window import HOPS_ENV_KEYS
@@ -26,13 +27,6 @@ from hops_timetable.operators import (
     inject_hops_env,
     restore_hops_env,
 )
-
-UTC = timezone.utc
-HOURLY = "0 0 * ? * * *"
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
 
 
 def runtime_run(

@@ -15,16 +15,10 @@ import pytest
 import time_machine
 from airflow.models.backfill import _get_info_list
 from airflow.timetables.base import DagRunInfo
+from support import utc
 
 from hops_timetable import HopsworksTimetable, _compat
 from hops_timetable.policy import dag_restriction
-
-
-def utc(*args: int) -> datetime:
-    from datetime import timezone
-
-    return datetime(*args, tzinfo=timezone.utc)  # type: ignore[misc]
-
 
 HEADER = """
 from datetime import datetime, timedelta, timezone
@@ -47,17 +41,6 @@ def parse(tmp_path: Path, body: str) -> tuple[dict[str, Any], dict[str, str]]:
 
 def windows(infos: list[DagRunInfo]) -> list[tuple[datetime, datetime]]:
     return [(i.data_interval.start, i.data_interval.end) for i in infos if i.data_interval is not None]
-
-
-def scheduled(dag: Any, now: datetime, limit: int = 50) -> list[DagRunInfo]:
-    runs: list[DagRunInfo] = []
-    last = None
-    with time_machine.travel(now, tick=False):
-        while (info := airflow_versions.dag_next_dagrun_info(dag, last)) is not None and info.run_after <= now:
-            runs.append(info)
-            last = info
-            assert len(runs) < limit
-    return runs
 
 
 def test_the_policy_is_installed_with_the_package() -> None:
@@ -95,7 +78,9 @@ def test_both_documented_ways_make_the_same_runs_backfills_and_dry_runs(tmp_path
         (utc(2026, 1, 1, h), utc(2026, 1, 1, h + 1)) for h in range(1, 10)
     ]
     # And the scheduler's own runs after a day-long outage: the bound, alike.
-    assert windows(scheduled(by_hand, utc(2026, 1, 2))) == windows(scheduled(by_helper, utc(2026, 1, 2)))
+    assert windows(airflow_versions.scheduled_runs(by_hand, utc(2026, 1, 2))) == windows(
+        airflow_versions.scheduled_runs(by_helper, utc(2026, 1, 2))
+    )
 
 
 END_FROM_DEFAULT_ARGS = """
@@ -115,7 +100,7 @@ def test_an_end_date_from_default_args_ends_the_schedule(tmp_path: Path, catchup
     assert errors == {}
     for dag in dags.values():
         assert dag.timetable.end_time == utc(2026, 1, 1, 5, 30)
-        got = windows(scheduled(dag, utc(2026, 1, 3)))
+        got = windows(airflow_versions.scheduled_runs(dag, utc(2026, 1, 3)))
         # The last fire before the end is 05:00; nothing after it, ever.
         assert got[-1] == (utc(2026, 1, 1, 4), utc(2026, 1, 1, 5))
         assert len(got) == (5 if catchup else 1)

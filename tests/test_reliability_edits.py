@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pendulum
 import pytest
@@ -27,21 +27,14 @@ from airflow_versions import dag_next_dagrun_info, dag_serialization_class
 from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import DAILY, EVERY_5_MIN, HOURLY, UTC, utc
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.timetable import HopsworksTimetable
 
-UTC = timezone.utc
-HOURLY = "0 0 * ? * * *"
-DAILY = "0 0 0 * * ?"
-EVERY_5_MIN = "0 0/5 * * * ?"
 START = datetime(2026, 1, 1, tzinfo=UTC)
 EDIT = datetime(2026, 1, 3, 10, 30, tzinfo=UTC)  # a Saturday
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

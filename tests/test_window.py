@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hypothesis import given
 from hypothesis import strategies as st
+from support import UTC, utc
 
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.window import (
@@ -16,12 +17,6 @@ from hops_timetable.core.window import (
     format_hops_time,
     hops_window,
 )
-
-UTC = timezone.utc
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
 
 
 def test_defaults_on_hourly_schedule_give_the_last_hour() -> None:
