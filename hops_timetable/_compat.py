@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+import ssl
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -38,6 +39,7 @@ __all__ = [
     "HAS_EXTERNAL_VIEWS",
     "DecoratedOperator",
     "TaskDecorator",
+    "api_server_address",
     "api_user",
     "builtin_next_dagrun_info",
     "dag_bag_class",
@@ -247,17 +249,38 @@ async def api_user(request: Any) -> Any:
     """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403).
 
     3.1 and later read the ``Authorization: Bearer`` token, else the UI's session cookie (``get_user`` takes the
-    request and the parsed header); 3.0's ``get_user`` takes the token string of the header alone.
+    request and the parsed header); 3.0's ``get_user`` takes the token string of the header alone, and its REST API
+    reads no cookie, so here 3.0 falls back to the session cookie as later minors do: 3.0's UI shows no plugin tab,
+    and the tab's pages opened by URL in a logged-in browser carry the cookie only.
     """
     import airflow.api_fastapi.core_api.security
+    from airflow.api_fastapi.auth.managers.base_auth_manager import COOKIE_NAME_JWT_TOKEN
 
     # Typed as Any: the two signatures cannot both be checked against the one Airflow mypy sees.
     security: Any = airflow.api_fastapi.core_api.security
     if AIRFLOW_VERSION >= (3, 1):
         credentials = await security.bearer_scheme(request)
         return await security.get_user(request, None, credentials)
-    token = await security.oauth2_scheme(request)
+    cookie = request.cookies.get(COOKIE_NAME_JWT_TOKEN)
+    token = cookie if cookie and "authorization" not in request.headers else await security.oauth2_scheme(request)
     return await security.get_user(token)
+
+
+def api_server_address() -> tuple[str, ssl.SSLContext | None]:
+    """``[api] base_url``, and how to trust the api-server's own TLS certificate (``None`` without TLS).
+
+    With ``[api] ssl_cert`` set the api-server speaks TLS; the tab's form calls it on the address a request came in
+    on, which its certificate does not name, so exactly that certificate is trusted, and no other.
+    """
+    from airflow.configuration import conf
+
+    cert = conf.get("api", "ssl_cert", fallback="")
+    context = None
+    if cert:
+        context = ssl.create_default_context(cafile=cert)
+        context.check_hostname = False
+        context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    return conf.get("api", "base_url", fallback=""), context
 
 
 def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False) -> None:

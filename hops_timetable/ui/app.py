@@ -6,11 +6,15 @@ Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) a
   of fires at a time (``?page=0`` the newest), the older history summarized as stretches.
 * ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
 * ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
+* ``POST /api/dags/{dag_id}/runs``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
+  a manual run carrying the posted window, made through Airflow's REST API as the caller; ``/window-form.js`` is
+  the form's script.
 
-Every route authenticates through Airflow's auth manager exactly as the REST API does (the ``Authorization:
-Bearer`` token, else the UI's session cookie) and checks read access to the DAG before it looks the DAG up:
-without a valid credential the answer is 401/403 and says nothing about the DAG. Airflow's modules are imported
-inside the handlers, so that loading the plugin in the scheduler or a worker stays cheap.
+Every route but the form's static script authenticates through Airflow's auth manager exactly as the REST API does
+(the ``Authorization: Bearer`` token, else the UI's session cookie); the pages check read access to the DAG before
+they look the DAG up: without a valid credential the answer is 401/403 and says nothing about the DAG. The form's
+post leaves the trigger permission to Airflow's REST API. Airflow's modules are imported inside the handlers, so
+that loading the plugin in the scheduler or a worker stays cheap.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from hops_timetable import _compat
 from hops_timetable.core.conf_window import LEGACY_ARG_MODES
@@ -28,6 +32,7 @@ from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
 from hops_timetable.core.settings import ScheduleSettings
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.ui import window_form
 from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json
 from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
 
@@ -214,3 +219,60 @@ def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: 
     """The run's Hopsworks tab."""
     _require_dag(request, user, dag_id, run=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
+
+
+@app.get("/window-form.js")
+def window_form_script() -> Response:
+    """The form's script: the same text for everyone, so it needs no login (the post it makes does)."""
+    return Response(window_form.SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+
+async def _send(call: window_form.TriggerRequest, tls: Any) -> tuple[int, Any]:
+    """Send *call* to Airflow's REST API; its status and JSON body (``None`` when the body is no JSON)."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(verify=tls if tls is not None else True, timeout=60.0) as client:
+            answer = await client.request(call.method, call.url, json=call.json, headers=call.headers)
+    except httpx.HTTPError as exc:
+        raise window_form.FormRefused(502, f"Airflow's REST API did not answer: {type(exc).__name__}") from None
+    try:
+        return answer.status_code, answer.json()
+    except ValueError:
+        return answer.status_code, None
+
+
+async def _body(request: Request) -> bytes:
+    """The request's body, read no further than :data:`~hops_timetable.ui.window_form.MAX_BODY` (413 beyond)."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > window_form.MAX_BODY:
+            raise window_form.FormRefused(413, f"the body is over {window_form.MAX_BODY} bytes; a window is far less")
+    return raw
+
+
+@app.post("/api/dags/{dag_id}/runs", status_code=201)
+async def run_with_window(dag_id: str, request: Request, user: UserDep) -> JSONResponse:
+    """A manual run of *dag_id* carrying the posted window (the tab's form), made by Airflow's REST API as the caller.
+
+    Nothing is read from the metadata database here and no run is written: Airflow's ``POST
+    /api/v2/dags/{dag_id}/dagRuns`` decides, with the caller's own token, whether this user may trigger the DAG.
+    """
+    try:
+        base_url, tls = _compat.api_server_address()
+        own = [f"{request.url.scheme}://{request.headers.get('host', '')}", base_url]
+        forwarded = request.headers.get("x-forwarded-host")
+        if forwarded:
+            own.append(f"{request.url.scheme}://{forwarded.split(',')[0].strip()}")
+        window_form.check_same_origin(request.headers, own)
+        conf = window_form.window_conf(await _body(request))
+        root = window_form.airflow_api_root(
+            request.scope.get("server"), request.scope.get("root_path", ""), URL_PREFIX, tls is not None
+        )
+        token = window_form.credential(request.headers, request.cookies)
+        call = window_form.trigger_request(root, dag_id, conf, token, window_form.new_run_id())
+        status, body = await _send(call, tls)
+        return JSONResponse(window_form.answer_of(status, body, call), status_code=201)
+    except window_form.FormRefused as exc:
+        return JSONResponse(exc.payload(), status_code=exc.status)
