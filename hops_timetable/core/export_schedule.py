@@ -34,20 +34,6 @@ from hops_timetable.core.validation import (
 
 __all__ = ["EXPORT_KEYS", "IGNORED_KEYS", "KNOWN_KEYS", "ExportedSchedule", "read_schedule", "schedule_of"]
 
-KNOWN_KEYS: Final = (
-    "cronExpression",
-    "startDateTime",
-    "endDateTime",
-    "skipToDate",
-    "enabled",
-    "catchup",
-    "maxActiveRuns",
-    "startTimeOffsetSeconds",
-    "endTimeOffsetSeconds",
-    "maxCatchupRuns",
-    "jobName",
-)
-"""The keys of a schedule that are read (each carries over or is a warning)."""
 EXPORT_KEYS: Final = {
     "cron_expression": "cronExpression",
     "start_time": "startDateTime",
@@ -59,6 +45,8 @@ EXPORT_KEYS: Final = {
     "max_catchup_runs": "maxCatchupRuns",
 }
 """Each ``hops_schedule`` argument an export holds, under its key there, in the order of the generated call."""
+KNOWN_KEYS: Final = (*EXPORT_KEYS.values(), "enabled", "endTimeOffsetSeconds", "jobName")
+"""The keys of a schedule that are read (each carries over or is a warning)."""
 IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})
 """REST bookkeeping that says nothing about when the job runs."""
 _MAX_UNKNOWN_WARNINGS: Final = 20
