@@ -28,7 +28,7 @@ def hops_schedule(
     max_active_runs: int = 1,
     max_catchup_runs: int | None = None,
     skip_to_date: datetime | None = None,
-    trigger_form: bool = True,
+    trigger_form: bool = False,
 ) -> dict[str, Any]:
     """The DAG keyword arguments ``schedule``, ``start_date``, ``end_date``, ``catchup`` and ``max_active_runs``.
 
@@ -36,11 +36,14 @@ def hops_schedule(
     is replayed. Dates must be timezone-aware. Every argument is validated here, so a mistake fails the DAG import
     with a message instead of silently stopping the scheduler later.
 
-    ``trigger_form=True`` also returns ``params`` that give the Trigger form optional "HOPS window start" / "HOPS
-    window end" fields (:func:`hops_window_params`), which become the run's ``conf["hops_window"]``. Pass
-    ``trigger_form=False`` when the DAG has params of its own, and merge ``hops_window_params()`` into them, or
-    when the DAG has many tasks: Airflow copies DAG params into every task and validates each copy whenever the DAG
-    is serialized (docs/performance.md).
+    A manual run with a window comes from the DAG's Hopsworks tab ("Run with time window") or from
+    ``conf["hops_window"]``, at no cost to the DAG. ``trigger_form=True`` also returns ``params`` that give
+    Airflow's own Trigger form optional "HOPS window start" / "HOPS window end" fields (:func:`hops_window_params`),
+    which become the run's ``conf["hops_window"]``. It is off by default because Airflow copies DAG params into
+    every task and validates each copy with jsonschema whenever the DAG is serialized, and the params again at each
+    run it creates: the dag-processor takes about 2x as long over a 1-task DAG file and 7x over a 50-task one
+    (docs/performance.md). Turn it on where people trigger runs from Airflow's Trigger form and the DAG has few
+    tasks; a DAG with params of its own merges ``hops_window_params()`` into them instead.
     """
     # A DAG's catchup is True or False (the timetable also accepts None: one that does not hold the DAG's); every
     # other argument is the schedule's, validated once by the timetable (core/schedule.py).

@@ -222,17 +222,6 @@ def test_never_firing_calendar_is_found_without_scanning_to_9999() -> None:
         assert cron.never_fires() and cron.first_fire is None and cron.last_fire is None
 
 
-def test_start_after_the_last_fire_is_refused() -> None:
-    cron = QuartzCron("0 0 0 1 1 ? 2024-2026")
-    cron.check_fires_from("start_time", utc(2026, 1, 1))  # the last fire itself still runs
-    with pytest.raises(ValueError, match=r"never fires after 2026-01-01T00:00:00\+00:00") as info:
-        cron.check_fires_from("start_time", utc(2026, 1, 1, 0, 0, 1))
-    assert "start_time=2026-01-01T00:00:01+00:00" in str(info.value)
-    with pytest.raises(ValueError, match="never fires"):
-        QuartzCron("0 0 0 30 2 ?").check_fires_from("start_time", utc(2024, 1, 1))
-    QuartzCron("0 0 * * *").check_fires_from("start_time", utc(2150, 1, 1))
-
-
 def test_extreme_datetimes_do_not_overflow() -> None:
     hourly = QuartzCron("0 0 * ? * *")
     plus14 = timezone(timedelta(hours=14))

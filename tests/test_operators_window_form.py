@@ -45,22 +45,27 @@ def run(run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[st
 
 
 def context(dag_run: RuntimeDagRun) -> dict[str, Any]:
-    with DAG("hops", **hops_schedule("0 0 * ? * * *", start_time=START)) as dag:
+    with DAG("hops", **hops_schedule("0 0 * ? * * *", start_time=START, trigger_form=True)) as dag:
         EmptyOperator(task_id="t")
     return {"dag": dag, "task": dag.task_dict["t"], "dag_run": dag_run}
 
 
-def test_hops_schedule_gives_the_trigger_form_two_optional_window_fields() -> None:
-    params = hops_schedule("0 0 * ? * * *", start_time=START)["params"]
+def test_hops_schedule_gives_the_trigger_form_two_optional_window_fields_when_asked() -> None:
+    params = hops_schedule("0 0 * ? * * *", start_time=START, trigger_form=True)["params"]
     assert set(params) == {START_PARAM, END_PARAM}
     for name in (START_PARAM, END_PARAM):
         param = params.get_param(name)
         assert isinstance(param, Param)
         assert param.value is None
         assert param.schema["format"] == "date-time"
+    # Off by default: Airflow copies DAG params into every task and validates them at each serialization.
+    assert "params" not in hops_schedule("0 0 * ? * * *", start_time=START)
     assert "params" not in hops_schedule("0 0 * ? * * *", start_time=START, trigger_form=False)
+    with DAG("without_form", **hops_schedule("0 0 * ? * * *", start_time=START)) as dag:
+        EmptyOperator(task_id="t")
+    assert dag.params.dump() == {}
     # The DAG accepts them and a scheduled run's params resolve to empty fields.
-    with DAG("with_form", **hops_schedule("0 0 * ? * * *", start_time=START)) as dag:
+    with DAG("with_form", **hops_schedule("0 0 * ? * * *", start_time=START, trigger_form=True)) as dag:
         EmptyOperator(task_id="t")
     assert dag.params.dump() == {START_PARAM: None, END_PARAM: None}
     assert set(hops_window_params()) == {START_PARAM, END_PARAM}

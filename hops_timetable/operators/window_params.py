@@ -16,7 +16,7 @@ __all__ = ["hops_window_params"]
 def hops_window_params() -> dict[str, Any]:
     """DAG params that give the Trigger form a "window start" and a "window end" field, both optional.
 
-    ``hops_schedule(...)`` adds them; for a DAG built on ``HopsworksTimetable`` directly, pass
+    ``hops_schedule(..., trigger_form=True)`` adds them; for a DAG built on ``HopsworksTimetable`` directly, pass
     ``params={**hops_window_params(), ...}`` to the DAG. Scheduled runs ignore them.
     """
     from airflow.sdk import Param

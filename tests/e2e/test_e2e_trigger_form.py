@@ -1,6 +1,7 @@
 """The Trigger form's HOPS window fields in a real browser, with the UI set to a time zone other than UTC.
 
-``hops_schedule(...)`` gives a DAG two date-time params, and Airflow's Trigger form renders them as date pickers.
+``hops_schedule(..., trigger_form=True)`` gives a DAG two date-time params (off by default), and Airflow's Trigger
+form renders them as date pickers.
 A user types the window there as in Hopsworks' ``job.run(start_time=..., end_time=...)``; the pickers read the
 typed time in the UI's time zone (the user's setting) and pass it on in UTC. This test types 14:30 and 15:30 with
 the UI on India Standard Time (UTC+05:30 all year, so the expectation does not depend on the date) and checks that
@@ -10,6 +11,7 @@ the run Airflow creates carries 09:00Z and 10:00Z, and that its tasks see exactl
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,14 @@ EXPECTED = {
     "HOPS_END_TIME": "2026-01-01T10:00:00Z",
     "HOPS_LOGICAL_DATE": "2026-01-01T09:00:00Z",
 }
+
+
+@dataclass(frozen=True)
+class FormSchedule(Schedule):
+    """The scenario's ``hops_schedule`` arguments with the Trigger form's params turned on."""
+
+    def kwargs_source(self) -> str:
+        return super().kwargs_source() + ", trigger_form=True"
 
 
 def _fill(browser: Any, name: str, day: str, clock: str) -> None:
@@ -74,7 +84,9 @@ def test_a_window_typed_into_the_trigger_form_reaches_the_task_in_utc(
     stack = stacks("trigger-form")
     out = tmp_path / "records"
     # Hourly, so that no fire falls during the test; the form unpauses the DAG, which then makes one scheduled run.
-    spec = DagSpec(DAG_ID, Schedule("0 0 * * * ?", start_time=utcnow() - timedelta(hours=3)), paused=True, tasks="hops")
+    spec = DagSpec(
+        DAG_ID, FormSchedule("0 0 * * * ?", start_time=utcnow() - timedelta(hours=3)), paused=True, tasks="hops"
+    )
     write_dag(stack.dags_folder, spec, out)
     stack.wait_for_dag(DAG_ID, timeout=120)
 
