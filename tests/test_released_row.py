@@ -47,7 +47,10 @@ def test_the_row_of_the_previous_release_deserializes_to_the_same_schedule() -> 
     timetable = stored_timetable(data)
     assert isinstance(timetable, HopsworksTimetable)
     assert timetable.cron == QuartzCron("0 15 10 ? * MON-FRI")
-    assert timetable.serialize() == data["dag"]["timetable"]["__var"]
+    # Written again, the same payload but for its unset settings, which are now left out.
+    stored = data["dag"]["timetable"]["__var"]
+    assert timetable.serialize() == {key: value for key, value in stored.items() if value is not None}
+    assert timetable.serialize() != stored and HopsworksTimetable.deserialize(timetable.serialize()) == timetable
     # Its runs, by hand from the arguments: weekdays at 10:15 from skip_to_date (Monday 2026-02-02) on; seen on
     # Friday 2026-02-06 at noon with catchup and a bound of 3, the three newest of the five due fires; the HOPS
     # window an hour before the data interval.
