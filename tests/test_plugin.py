@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from urllib.parse import urljoin
 
 import pytest
@@ -30,3 +33,28 @@ def test_each_tab_loads_the_apps_page_under_whatever_path_airflow_is_served_at(b
         "dag": f"https://host.test{base_href}{URL_PREFIX.strip('/')}/dags/d",
         "dag_run": f"https://host.test{base_href}{URL_PREFIX.strip('/')}/dags/d/runs/r",
     }
+
+
+def test_loading_the_plugin_for_its_timetable_does_not_import_the_tabs_app() -> None:
+    # The scheduler, the dag-processor, the triggerer and every task's process load plugins; only the api-server
+    # serves the tab. A fresh interpreter, as each of those processes is, loading plugins as the scheduler does.
+    code = textwrap.dedent(
+        """
+        import sys
+        from airflow import plugins_manager as pm
+        if hasattr(pm, "get_timetables_plugins"):
+            classes = pm.get_timetables_plugins()
+        else:  # Airflow 3.0
+            pm.initialize_timetables_plugins()
+            classes = pm.timetable_classes
+        assert "hops_timetable.timetable.HopsworksTimetable" in classes, classes
+        assert "hops_timetable.ui.app" not in sys.modules
+        from hops_timetable.plugin import HopsTimetablePlugin
+        apps = HopsTimetablePlugin().fastapi_apps
+        assert "hops_timetable.ui.app" in sys.modules
+        print(type(apps[0]["app"]).__name__, apps[0]["url_prefix"])
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-2:] == ["FastAPI", URL_PREFIX]
