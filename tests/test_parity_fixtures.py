@@ -12,7 +12,7 @@ import parity_fixtures
 import pytest
 
 from hops_timetable.core.parity import Execution, ScheduleVersion, load_executions, load_schedule_versions, parity
-from hops_timetable.core.validation import check_iso_datetime
+from hops_timetable.core.time_text import parse_time
 
 ROOT = Path(__file__).parent / "data" / "parity"
 SCENARIOS = sorted(p.name for p in ROOT.iterdir() if p.is_dir())
@@ -20,9 +20,7 @@ MEANINGS = ("next", "fire", "logical")
 
 
 def _time(text: str) -> datetime:
-    value = check_iso_datetime("time", text)
-    assert value is not None
-    return value
+    return parse_time("time", text)
 
 
 def test_the_committed_fixtures_are_what_the_generator_writes() -> None:

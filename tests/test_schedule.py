@@ -116,3 +116,14 @@ def test_an_unbound_schedule_keeps_catchup_none_in_its_payload() -> None:
     assert HopsworksTimetable("@daily").catchup is None
     bound = Schedule.build("@daily", catchup=False)
     assert bound.bound and bound.payload()["catchup"] is False
+
+
+def test_a_start_at_or_after_the_last_fire_is_refused_as_the_schedule_would_never_run() -> None:
+    # Fires at or before the start never run: a start at the last fire leaves none, one just before it leaves one.
+    last = datetime(2026, 1, 1, tzinfo=UTC)
+    assert Schedule.build("0 0 0 1 1 ? 2024-2026", start_time=last - timedelta(seconds=1), catchup=True).start
+    for start in (last, last + timedelta(seconds=1)):
+        with pytest.raises(ArgumentError, match="at or after the last fire") as refused:
+            Schedule.build("0 0 0 1 1 ? 2024-2026", start_time=start, catchup=True)
+        assert refused.value.name == "start_time"
+    assert Schedule.build("0 0 * * *", start_time=datetime(2150, 1, 1, tzinfo=UTC), catchup=True).start

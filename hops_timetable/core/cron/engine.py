@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from hops_timetable.core.cron import explain
 from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set, _Fields, utc_fields
@@ -345,20 +345,6 @@ class QuartzCron:
     def last_fire(self) -> datetime | None:
         """The latest fire time, or None. Without a year restriction it lies in year 9999."""
         return self._last_dt
-
-    def check_fires_from(self, name: str, start: datetime) -> None:
-        """Raise ValueError naming ``name`` when no fire time lies at or after ``start``.
-
-        Meant for build-time validation: a year-limited schedule started after its last fire would never run.
-        """
-        last = self._last_dt
-        if last is None:
-            raise ValueError(f"{self.source!r} never fires, so {name}={start.isoformat()} can never run it")
-        if self.next_after(start - timedelta(microseconds=1)) is None:
-            raise ValueError(
-                f"{name}={start.isoformat()} is after the last fire time of {self.source!r}: this schedule never "
-                f"fires after {last.isoformat()}; start before it or extend the year field"
-            )
 
     # -- explanation (hops_timetable.core.cron.explain) ----------------------------------------------------
 
