@@ -155,16 +155,29 @@ class Rules:
         end; the scheduled run after it; the first fire still due; the grace period) and the same coverage, except
         the first fire after a cut, whose window starts before it: the processed spans' ends, moved by the offset,
         since a fire's window ``[previous fire - offset, fire - offset)`` lies inside ``[lo, hi)`` exactly when
-        ``lo + offset <= previous fire`` and ``fire <= hi + offset``. Every fire with a run ends a stretch too.
+        ``lo + offset <= previous fire`` and ``fire <= hi + offset``. Fires with a run are cut apart from the others,
+        and from each other where their runs' best state changes: consecutive fires whose runs all ran are one
+        stretch, asked about three of its fires, so a run for every fire costs one cron step a run.
         """
         policy = self.policy
         shift = timedelta(seconds=offset_seconds or 0)
-        cuts: list[datetime] = [*self.by_fire, self.grace_limit]
+        cuts: list[datetime] = [self.grace_limit]
         cuts += [t for t in (policy.start,) if t is not None]
         cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
         for lo, hi in self.processed:
             cuts += [lo + shift, hi + shift]
-        cuts += [fire - TICK for fire in self.by_fire]
+        fires = sorted(self.by_fire)
+        first = 0
+        for index, fire in enumerate(fires):
+            following = fires[index + 1] if index + 1 < len(fires) else None
+            alike = (
+                following is not None
+                and best_state(self.by_fire[fire]) == best_state(self.by_fire[following])
+                and policy.cron.next_after(fire) == following
+            )
+            if not alike:
+                cuts += [fires[first] - TICK, fire]
+                first = index + 1
         return sorted(set(cuts))
 
 

@@ -173,11 +173,15 @@ def history(
     span = None if begin is None else span_of_fires(policy, begin, rules.now)
     if span is not None:
         first, newest = span
-        low = first - TICK
+        fire: datetime | None = first  # the first fire not yet in a stretch
         for cut in [*(c for c in rules.cuts(offset_seconds) if first <= c < newest), newest]:
-            for stretch in _piece(rules, low, cut):
+            if fire is None:
+                break
+            if fire > cut:
+                continue  # no fire in this piece: the cron is not asked
+            pieces, fire = _piece(rules, fire, cut)
+            for stretch in pieces:
                 _push(stretches, stretch)
-            low = cut
 
     def spans(keep: Callable[[FireCoverage], bool]) -> list[Span]:
         chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
@@ -210,27 +214,24 @@ def history(
     )
 
 
-def _piece(rules: Rules, low: datetime, high: datetime) -> list[Stretch]:
-    """The fires in ``(low, high]``: the first and the last asked one by one, the rest as the second says."""
+def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch], datetime | None]:
+    """The fires from *first* (a fire) to *high*: the first and the last asked one by one, the rest as the second
+    says; and the fire after them. A piece of one fire, as between the cuts of a run per fire, costs one cron step."""
     cron = rules.policy.cron
-    first = cron.next_after(low)
-    if first is None or first > high:
-        return []
+    following = cron.next_after(first)
+    out = [_single(rules.fire(first))]
+    if following is None or following > high:
+        return out, following
     last = cron.prev_before(high + TICK)
     assert last is not None
-    shift = timedelta(seconds=rules.offset or 0)
-    out = [_single(rules.fire(first))]
-    if last == first:
-        return out
-    second = cron.next_after(first)
-    assert second is not None
-    if second < last:
+    if following < last:
         before_last = cron.prev_before(last)
         assert before_last is not None
-        sample = rules.fire(second)
-        out.append(Stretch(sample, before_last, count_fires(cron, second, before_last), before_last - shift))
+        shift = timedelta(seconds=rules.offset or 0)
+        sample = rules.fire(following)
+        out.append(Stretch(sample, before_last, count_fires(cron, following, before_last), before_last - shift))
     out.append(_single(rules.fire(last)))
-    return out
+    return out, cron.next_after(last)
 
 
 def _single(fire: FireCoverage) -> Stretch:
