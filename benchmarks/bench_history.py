@@ -5,7 +5,8 @@ growth, about 1x is a cost that does not grow. Two histories of an hourly-or-fin
 
 * ``bounded``: every minute since 2026-01-01, first scheduled after N fires with ``max_catchup_runs=24``: the 24
   newest fires run, the rest are dropped by design (a long-lived DAG deployed late, like ``bounded_catchup``);
-* ``every other failed``: one scheduled run per fire, every other one failed (runs = fires, gaps = fires / 2).
+* ``every other failed``: one scheduled run per fire, every other one failed (runs = fires, gaps = fires / 2);
+* ``every fire ran``: one scheduled run per fire, each on time and successful (runs = fires, one stretch).
 
 ``python -m benchmarks.bench_history`` (``--quick`` stops a decade earlier). Times depend on the machine and its
 load; the bytes do not.
@@ -71,6 +72,18 @@ def every_other_failed(n: int) -> tuple[ScheduleSettings, list[RunRecord], datet
     return settings, runs, START + n * MINUTE + timedelta(seconds=30)
 
 
+def every_fire_ran(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+    """*n* minutely fires, each with its scheduled run on time and successful: the common DAG with a run per fire."""
+    runs = []
+    for k in range(1, n + 1):
+        fire = START + k * MINUTE
+        runs.append(
+            RunRecord(f"scheduled__{k}", "scheduled", "success", fire, fire - MINUTE, fire - MINUTE, fire, fire)
+        )
+    settings = ScheduleSettings(cron=MINUTELY, start=START, catchup=True)
+    return settings, runs, START + n * MINUTE + timedelta(seconds=30)
+
+
 def _timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     best, result = float("inf"), None
     for _ in range(repeats):
@@ -78,6 +91,14 @@ def _timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         result = fn()
         best = min(best, time.perf_counter() - started)
     return best, result
+
+
+HISTORIES = (
+    ("bounded", bounded, 6),
+    ("every other failed", every_other_failed, 5),
+    ("every fire ran", every_fire_ran, 5),
+)
+"""Each history, its maker and the largest power of ten of fires it is measured at."""
 
 
 def _sizes(top: int) -> list[int]:
@@ -90,7 +111,7 @@ def coverage_points(quick: bool) -> Iterator[Point]:
         settings, runs, now = every_other_failed(n)
         seconds, _ = _timed(partial(coverage, settings.policy(), True, None, runs, now), 1)
         yield Point("coverage(), fire by fire, every other failed", n, seconds)
-    for name, make, top in (("bounded", bounded, 6), ("every other failed", every_other_failed, 5)):
+    for name, make, top in HISTORIES:
         for n in _sizes(top - 1 if quick else top):
             settings, runs, now = make(n)
             repeats = 1 if n > 10**4 else 3
@@ -99,7 +120,7 @@ def coverage_points(quick: bool) -> Iterator[Point]:
 
 
 def page_points(quick: bool) -> Iterator[Point]:
-    for name, make, top in (("bounded", bounded, 6), ("every other failed", every_other_failed, 5)):
+    for name, make, top in HISTORIES:
         for n in _sizes(top - 1 if quick else top):
             settings, runs, now = make(n)
 
