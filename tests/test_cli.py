@@ -242,11 +242,11 @@ def test_preview_without_catchup_starts_at_the_newest_due_fire(capsys: pytest.Ca
         (["--dag-file", "nowhere.py"], "--dag-file needs --dag-id"),
         (["--cron", "@daily", "--dag-file", "nowhere.py"], "--dag-file: not allowed with argument --cron"),
         # Schedules that can never run are refused, as when a DAG is built, not previewed as "no runs".
-        (["--cron", "0 0 0 30 2 ?"], "cron_expression='0 0 0 30 2 ?' never fires"),
-        (["--cron", "0 0 0 1 1 ? 2020"], "cron_expression='0 0 0 1 1 ? 2020' never fires after now"),
+        (["--cron", "0 0 0 30 2 ?"], "--cron='0 0 0 30 2 ?' never fires"),
+        (["--cron", "0 0 0 1 1 ? 2020"], "--cron='0 0 0 1 1 ? 2020' never fires after now"),
         (
             ["--cron", "0 0 0 1 1 ? 2027", "--start-time", "2026-01-01", "--end-time", "2026-01-31"],
-            "end_time=2026-01-31T00:00:00Z leaves no run",
+            "--end-time=2026-01-31T00:00:00Z leaves no run",
         ),
     ],
 )

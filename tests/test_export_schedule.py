@@ -88,7 +88,7 @@ def test_the_ignored_keys_are_neither_read_nor_warned_about() -> None:
         ({"catchup": "yes"}, "catchup", "catchup='yes' is invalid"),
         ({"maxActiveRuns": 0}, "maxActiveRuns", "maxActiveRuns=0 is invalid"),
         ({"cronExpression": "0 0 0 1 1 ? 2020"}, "startDateTime", "is at or after the last fire of"),
-        ({"skipToDate": JAN_1_2026_MS + 86_400_000}, "skipToDate", "is not before end_time"),
+        ({"skipToDate": JAN_1_2026_MS + 86_400_000}, "skipToDate", "is not before endDateTime"),
     ],
 )
 def test_bad_values_are_errors_naming_the_key(change: dict[str, Any], key: str, needle: str) -> None:

@@ -17,7 +17,7 @@ answers as fast as one an hour behind. Pure: no Airflow import.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -279,76 +279,79 @@ class CatchupPolicy:
         """
         return self.range_run(logical_date, logical_date, None)
 
-    def check_can_run(self, now: datetime | None = None) -> None:
+    def check_can_run(self, now: datetime | None = None, names: Mapping[str, str] | None = None) -> None:
         """Raise :class:`~hops_timetable.core.validation.ArgumentError` when this schedule can never make a run.
 
         The DAG would build, never run and show no error, so it is refused when it is built, naming the setting to
-        change. Without *now* only the rules that do not depend on the clock are checked (so a stored schedule
-        whose fires all lie in the past still loads); with *now* a schedule without a start must also fire after
-        *now*, and its first run must have a window (a fire before it to start from).
+        change (as *names* maps it: ``start_time`` is ``--start-time`` on the command line). Without *now* only the
+        rules that do not depend on the clock are checked (so a stored schedule whose fires all lie in the past still
+        loads); with *now* a schedule without a start must also fire after *now*, and its first run must have a
+        window (a fire before it to start from).
         """
+        given = names or {}
+        cron_name, start_name, end_name, skip_name = (
+            given.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
+        )
         cron = self.cron
         source = cron.source
         if cron.next_after(datetime(1, 1, 2, tzinfo=timezone.utc)) is None:
             raise ArgumentError(
-                "cron_expression",
+                cron_name,
                 source,
-                f"cron_expression={source!r} never fires: no date matches it (check the day of month against the "
+                f"{cron_name}={source!r} never fires: no date matches it (check the day of month against the "
                 "month, and the year field)",
             )
         if self.skip_to is not None and self.end is not None and self.skip_to >= self.end:
             raise ArgumentError(
-                "skip_to_date",
+                skip_name,
                 self.skip_to,
-                f"skip_to_date={format_hops_time(self.skip_to)} is not before end_time={format_hops_time(self.end)}: "
-                "every fire is skipped or after the end, so the schedule never runs; move skip_to_date before "
-                "end_time or drop one of them",
+                f"{skip_name}={format_hops_time(self.skip_to)} is not before {end_name}={format_hops_time(self.end)}: "
+                f"every fire is skipped or after the end, so the schedule never runs; move {skip_name} before "
+                f"{end_name} or drop one of them",
             )
         if self.start is None and now is None:
             return
         origin = self.start if self.start is not None else now
         assert origin is not None
-        if self.first_eligible_after(origin) is not None:
-            if self.start is None:
-                first = self.first_eligible_after(origin)
-                assert first is not None
-                if cron.prev_before(first) is None:
-                    raise ArgumentError(
-                        "start_time",
-                        None,
-                        f"start_time is missing: the first fire of {source!r}, {format_hops_time(first)}, has no fire "
-                        "before it, so without a start_time its window would be empty; pass start_time (the first "
-                        "window's start) as well",
-                    )
+        first = self.first_eligible_after(origin)
+        if first is not None:
+            if self.start is None and cron.prev_before(first) is None:
+                raise ArgumentError(
+                    start_name,
+                    None,
+                    f"{start_name} is missing: the first fire of {source!r}, {format_hops_time(first)}, has no fire "
+                    f"before it, so without a {start_name} its window would be empty; pass {start_name} (the first "
+                    "window's start) as well",
+                )
             return
         if self.start is not None and cron.next_after(self.start) is None:
             raise ArgumentError(
-                "start_time",
+                start_name,
                 self.start,
-                f"start_time={format_hops_time(self.start)} is at or after the last fire of {source!r}, so the "
+                f"{start_name}={format_hops_time(self.start)} is at or after the last fire of {source!r}, so the "
                 "schedule never runs; start before its last fire or extend the year field",
             )
         if self.end is not None:
-            since = "start_time" if self.start is not None else "now"
+            since = start_name if self.start is not None else "now"
             raise ArgumentError(
-                "end_time",
+                end_name,
                 self.end,
-                f"end_time={format_hops_time(self.end)} leaves no run: {source!r} has no fire after "
-                f"{since}={format_hops_time(origin)} and before it (at or after skip_to_date when given), so the "
-                "schedule never runs; move end_time later or change the cron expression",
+                f"{end_name}={format_hops_time(self.end)} leaves no run: {source!r} has no fire after "
+                f"{since}={format_hops_time(origin)} and before it (at or after {skip_name} when given), so the "
+                f"schedule never runs; move {end_name} later or change the cron expression",
             )
         if self.start is None:
             raise ArgumentError(
-                "cron_expression",
+                cron_name,
                 source,
-                f"cron_expression={source!r} never fires after now ({format_hops_time(origin)}); extend the year "
-                "field, or pass a start_time before its last fire to run its past fires",
+                f"{cron_name}={source!r} never fires after now ({format_hops_time(origin)}); extend the year "
+                f"field, or pass a {start_name} before its last fire to run its past fires",
             )
         raise ArgumentError(
-            "skip_to_date",
+            skip_name,
             self.skip_to,
-            f"skip_to_date={'-' if self.skip_to is None else format_hops_time(self.skip_to)} is after the last "
-            f"fire of {source!r}, so the schedule never runs; move skip_to_date earlier",
+            f"{skip_name}={'-' if self.skip_to is None else format_hops_time(self.skip_to)} is after the last "
+            f"fire of {source!r}, so the schedule never runs; move {skip_name} earlier",
         )
 
     def manual_run(self, run_after: datetime) -> Run:

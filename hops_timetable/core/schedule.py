@@ -167,7 +167,7 @@ class Schedule:
                 "that the schedule holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
                 "three",
             )
-        self.policy().check_can_run(now)
+        self.policy().check_can_run(now, names)
 
     def validate(self, now: datetime | None = None) -> None:
         """Check the whole sequence again (a schedule made by :meth:`build` always passes)."""
