@@ -24,9 +24,9 @@ from urllib.parse import quote
 from hops_timetable.cli.errors import AuditError
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import FireCoverage, RunRecord
-from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.repair import RepairKind, RepairStep
-from hops_timetable.core.validation import short_repr
+from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.validation import ArgumentError, short_repr
 
 __all__ = [
     "MAX_RUNS_READ",
@@ -225,26 +225,41 @@ def _record(item: dict[str, Any]) -> RunRecord:
 
 @dataclass(frozen=True)
 class Settings:
-    """A DAG's schedule as the plugin reports it."""
+    """A DAG's schedule as the plugin reports it (``/hops/api/dags``): its id, its :class:`Schedule`, its pause flag."""
 
     dag_id: str
-    policy: CatchupPolicy
-    catchup: bool
-    offset: int | None
+    schedule: Schedule
     paused: bool | None
+
+    @property
+    def policy(self) -> CatchupPolicy:
+        return self.schedule.policy()
+
+    @property
+    def catchup(self) -> bool:
+        return self.schedule.catchup
+
+    @property
+    def offset(self) -> int | None:
+        return self.schedule.offset
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Settings:
-        policy = CatchupPolicy(
-            QuartzCron(data["cron_expression"]),
-            start=airflow_time(data.get("start_time")),
-            end=airflow_time(data.get("end_time")),
-            skip_to=airflow_time(data.get("skip_to_date")),
-            max_catchup_runs=data.get("max_catchup_runs"),
-        )
+        """The settings the plugin wrote (:meth:`Schedule.as_json` with ``dag_id`` and ``is_paused``).
+
+        Read by the one validation of a schedule; what it refuses is Airflow's answer, not the user's input.
+        """
+        dag_id = data.get("dag_id")
+        try:
+            schedule = Schedule.from_json(data)
+        except ArgumentError as exc:
+            raise AuditError(
+                f"the plugin answered a schedule for dag {short_repr(dag_id)} that is not valid: {exc}"
+            ) from None
+        if not isinstance(dag_id, str):
+            raise AuditError(f"the plugin answered dag_id={short_repr(dag_id)}: expected a string")
         paused = data.get("is_paused")
-        offset = data.get("start_time_offset_seconds")
-        return cls(data["dag_id"], policy, bool(data.get("catchup")), offset, None if paused is None else bool(paused))
+        return cls(dag_id, schedule, None if paused is None else bool(paused))
 
 
 def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:

@@ -31,7 +31,6 @@ from hops_timetable.core.parity.exports import (
 )
 from hops_timetable.core.parity.meaning import MEANINGS, Reading
 from hops_timetable.core.parity.sides import Outcome, parity
-from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
@@ -130,16 +129,7 @@ def airflow_side(
         found = ", ".join(sorted(by_id)) or "none"
         raise BadInput(f"--dag-id {dag_id!r} is not a HopsworksTimetable DAG on {api}; those are: {found}")
     settings = Settings.from_json(by_id[dag_id])
-    policy = settings.policy
-    schedule = Schedule(
-        policy.cron,
-        start=policy.start,
-        end=policy.end,
-        offset=settings.offset,
-        catchup=settings.catchup,
-        max_catchup_runs=policy.max_catchup_runs,
-        skip_to=policy.skip_to,
-    )
+    schedule = settings.schedule
     runs = []
     for record in client.runs(dag_id):
         rw = run_window(record, settings.offset)
