@@ -1,47 +1,20 @@
-"""The coverage audit's pure core, on run lists written out by hand as Airflow records them.
+"""The coverage fire by fire (``core/coverage``: ``detail``, ``fires``, ``spans``, ``runs``), on run lists written
+out by hand as Airflow records them.
 
 The expected decisions are derived in each test's comments from the Hopsworks rules, not from the code under test.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
+from runs_by_hand import HOURLY, QUARTER, START, at, manual, scheduled
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import RunRecord, coverage, history, upcoming_windows
-from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.simulate import Decision
-
-UTC = timezone.utc
-HOUR = timedelta(hours=1)
-START = datetime(2026, 1, 1, tzinfo=UTC)
-HOURLY = QuartzCron("0 0 * ? * * *")
-
-
-def at(hour: int, minute: int = 0) -> datetime:
-    return START + timedelta(hours=hour, minutes=minute)
-
-
-def scheduled(hour: int, state: str = "success", queued: datetime | None = None) -> RunRecord:
-    """The scheduled run of the fire at START + hour, queued at its fire unless said otherwise."""
-    return RunRecord(
-        run_id=f"scheduled__{hour:02d}",
-        run_type="scheduled",
-        state=state,
-        run_after=at(hour),
-        logical_date=at(hour - 1),
-        data_interval_start=at(hour - 1),
-        data_interval_end=at(hour),
-        queued_at=queued or at(hour) + timedelta(seconds=1),
-    )
-
-
-def manual(run_id: str, start: datetime, end: datetime, state: str = "success") -> RunRecord:
-    conf = {"hops_window": {"start_time": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "end_time": end.isoformat()}}
-    return RunRecord(run_id=run_id, run_type="manual", state=state, run_after=end, conf=conf)
+from hops_timetable.core.coverage import RunRecord, coverage, upcoming_windows
+from hops_timetable.core.decision import Decision
 
 
 def test_an_outage_with_a_bound_marks_the_dropped_fires_and_their_windows_as_one_gap() -> None:
@@ -205,8 +178,6 @@ def test_upcoming_windows_follow_the_policy() -> None:
 
 # -- gaps and coverage against a slot-by-slot oracle ------------------------------------------------------------------
 
-QUARTER = timedelta(minutes=15)
-
 
 @st.composite
 def histories(draw: st.DrawFn) -> list[RunRecord]:
@@ -260,96 +231,3 @@ def test_gaps_and_covered_fires_are_the_unprocessed_quarter_hours_of_the_expecte
     for gap in result.gaps:
         meeting = [f for f in expected if f.window.start < gap.end and gap.start < f.window.end]
         assert set(gap.reasons) == {f.status for f in meeting}
-
-
-# -- the whole history as stretches reads fire by fire as coverage() does ---------------------------------------------
-
-
-@st.composite
-def schedules(draw: st.DrawFn) -> tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime]:
-    """An hourly schedule with any of its settings, scheduled runs queued on time or late, conf windows anywhere."""
-    skip = draw(st.none() | st.integers(0, 30))
-    end = draw(st.none() | st.integers(10, 60))
-    policy = CatchupPolicy(
-        HOURLY,
-        start=START + timedelta(minutes=draw(st.sampled_from([0, 30]))),
-        end=None if end is None else at(end),
-        skip_to=None if skip is None else at(skip),
-        max_catchup_runs=draw(st.none() | st.integers(1, 5)),
-    )
-    offset = draw(st.sampled_from([None, 0, 1800, 25 * 3600]))
-    runs = []
-    for hour in sorted(draw(st.sets(st.integers(1, 48), max_size=30))):
-        late = draw(st.sampled_from([0, 0, 0, 3, 7]))
-        runs.append(scheduled(hour, draw(st.sampled_from(["success", "failed", "running"])), at(hour + late)))
-    for n in range(draw(st.integers(0, 3))):
-        lo = draw(st.integers(-120, 200))
-        runs.append(manual(f"manual__{n}", START + lo * QUARTER, START + (lo + draw(st.integers(1, 20))) * QUARTER))
-    now = at(draw(st.integers(0, 60)), draw(st.sampled_from([0, 0, 1, 30])))
-    return policy, draw(st.booleans()), offset, runs, now
-
-
-@given(schedules())
-def test_history_in_stretches_says_what_coverage_says_fire_by_fire(
-    case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime],
-) -> None:
-    _history_reads_as_coverage(*case)
-
-
-def test_history_after_the_last_run_tells_missed_fires_from_due_ones() -> None:
-    # max_catchup_runs=2, the last run at 10:00, seen at 20:30: 11:00 .. 18:00 missed, 19:00 and 20:00 due.
-    policy = CatchupPolicy(HOURLY, start=START, max_catchup_runs=2)
-    _history_reads_as_coverage(policy, True, None, [scheduled(h) for h in range(1, 11)], at(20, 30))
-    statuses = [s.sample.status for s in history(policy, True, None, [scheduled(10)], at(20, 30)).stretches]
-    assert statuses == [Decision.MISSED.value, "ran", Decision.MISSED.value, Decision.DUE.value]
-
-
-def _history_reads_as_coverage(
-    policy: CatchupPolicy, catchup: bool, offset: int | None, runs: list[RunRecord], now: datetime
-) -> None:
-    cov = coverage(policy, catchup, offset, runs, now)
-    hist = history(policy, catchup, offset, runs, now)
-    expanded = []
-    for stretch in hist.stretches:
-        fire: datetime | None = stretch.first
-        for _ in range(stretch.count):
-            assert fire is not None and fire <= stretch.last
-            s = stretch.sample
-            expanded.append((fire, s.decision, s.status, s.covered, s.pending))
-            fire = HOURLY.next_after(fire)
-    assert expanded == [(f.fire, f.decision, f.status, f.covered, f.pending) for f in cov.fires]
-    assert hist.fires == len(cov.fires)
-    assert [(g.start, g.end, set(g.reasons)) for g in hist.gaps] == [(g.start, g.end, set(g.reasons)) for g in cov.gaps]
-    assert [(d.start, d.end) for d in hist.dropped] == [(d.start, d.end) for d in cov.dropped]
-    assert hist.verdict() == cov.verdict()
-    assert hist.counts() == cov.counts
-    for n in (0, 1, 5, len(cov.fires) - 1, len(cov.fires)):
-        expected = cov.fires[-1 - n].fire if 0 <= n < len(cov.fires) else None
-        assert hist.nth_newest(n) == expected
-
-
-def test_a_million_fires_of_a_bounded_catch_up_are_a_handful_of_stretches() -> None:
-    # Every minute since 2026-01-01, first scheduled a million minutes later with max_catchup_runs=24: the 24
-    # newest fires run at once, the 999,976 before them were dropped by the bound (arithmetic, not the code).
-    minutely = QuartzCron("0 * * ? * * *")
-    policy = CatchupPolicy(minutely, start=START, max_catchup_runs=24)
-    deployed = START + timedelta(minutes=1_000_000, seconds=30)
-    minute = timedelta(minutes=1)
-    runs = [
-        RunRecord(f"s{k}", "scheduled", "success", f, f - minute, f - minute, f, deployed)
-        for k in range(24)
-        for f in [START + (1_000_000 - 23 + k) * minute]
-    ]
-    result = history(policy, True, None, runs, deployed + timedelta(seconds=5))
-    assert result.fires == 1_000_000
-    assert [(s.count, s.sample.status) for s in result.stretches] == [
-        (999_976, Decision.DROPPED_BOUND.value),
-        (24, "ran"),
-    ]
-    last_dropped = (START + 999_976 * minute).strftime("%Y-%m-%dT%H:%M:%SZ")
-    assert result.stretches[0].describe() == (
-        f"2026-01-01T00:01:00Z .. {last_dropped}: 999,976 window(s) dropped beyond max_catchup_runs"
-    )
-    assert result.ok and result.verdict().endswith(
-        "999,976 dropped by design (999,976 dropped beyond max_catchup_runs)"
-    )

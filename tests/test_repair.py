@@ -4,33 +4,21 @@ fill which gaps."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
+from runs_by_hand import HOURLY, START, at, scheduled
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, history
-from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.repair import RepairKind, plan_repair, repair_view, runs_in, to_repair
-
-UTC = timezone.utc
-START = datetime(2026, 1, 1, tzinfo=UTC)
-HOURLY = QuartzCron("0 0 * ? * * *")
-
-
-def at(hour: int) -> datetime:
-    return START + timedelta(hours=hour)
-
-
-def run(hour: int, state: str = "success", run_type: str = "scheduled") -> RunRecord:
-    return RunRecord(f"{run_type}__{hour}", run_type, state, at(hour), at(hour - 1), at(hour - 1), at(hour), at(hour))
 
 
 def test_consecutive_missing_fires_are_one_backfill_failed_runs_are_reprocessed_taken_dates_get_a_conf_run() -> None:
     # 02:00 and 03:00 missing (one stretch), 04:00 failed, 05:00 missing but its logical date 04:00 is taken by a
     # manual run that has a logical date and no window, 06:00 ran.
     manual = RunRecord("manual__x", "manual", "success", at(4), logical_date=at(4))
-    runs = [run(1), run(4, "failed"), run(6), manual]
+    runs = [scheduled(1), scheduled(4, "failed"), scheduled(6), manual]
     cov = coverage(CatchupPolicy(HOURLY, start=START), True, None, runs, at(6))
     steps = plan_repair(cov, runs)
     assert [(s.kind, s.reprocess, [f.fire for f in s.fires]) for s in steps] == [
@@ -43,7 +31,7 @@ def test_consecutive_missing_fires_are_one_backfill_failed_runs_are_reprocessed_
 
 
 def test_nothing_to_repair_when_every_window_is_processed_or_in_flight() -> None:
-    runs = [run(1), run(2, "running"), run(3, "queued")]
+    runs = [scheduled(1), scheduled(2, "running"), scheduled(3, "queued")]
     cov = coverage(CatchupPolicy(HOURLY, start=START), True, None, runs, at(3))
     assert cov.complete and plan_repair(cov, runs) == []
 
@@ -63,7 +51,7 @@ def test_windows_the_bound_dropped_are_filled_only_when_asked_and_skip_to_date_o
 
 def test_a_run_a_backfill_would_not_rerun_gets_a_manual_run_and_the_json_names_the_kinds() -> None:
     # 02:00's run was skipped upstream: its logical date is its own, and a backfill reprocesses failed runs only.
-    runs = [run(1), run(2, "upstream_failed"), run(3)]
+    runs = [scheduled(1), scheduled(2, "upstream_failed"), scheduled(3)]
     cov = coverage(CatchupPolicy(HOURLY, start=START), True, None, runs, at(3))
     (step,) = plan_repair(cov, runs)
     assert step.kind is RepairKind.MANUAL and [f.fire for f in step.fires] == [at(2)]
@@ -79,7 +67,7 @@ def test_a_run_a_backfill_would_not_rerun_gets_a_manual_run_and_the_json_names_t
 
 def test_a_fire_just_due_is_left_to_the_scheduler() -> None:
     # 03:00 fired 30 s ago and has no run yet: the scheduler is about to make it, a repair would make it twice.
-    runs = [run(1), run(2)]
+    runs = [scheduled(1), scheduled(2)]
     cov = coverage(CatchupPolicy(HOURLY, start=START), True, None, runs, at(3) + timedelta(seconds=30))
     assert [f.fire for f in cov.fires if not f.covered] == [at(3)] and plan_repair(cov, runs) == []
 
@@ -101,7 +89,7 @@ def test_the_plan_read_from_the_history_stretches_is_the_plan_read_fire_by_fire(
             hour += rng.randrange(2, 30)  # an outage: no run for a while
             continue
         state = rng.choice(["success"] * 6 + ["failed", "running", "upstream_failed"])
-        runs.append(run(hour, state))
+        runs.append(scheduled(hour, state))
         hour += 1
     if rng.random() < 0.5:
         runs.append(RunRecord("manual__x", "manual", "success", at(40), logical_date=at(40)))
