@@ -228,9 +228,7 @@ class HopsworksTimetable(Timetable):
     # -- serialization ----------------------------------------------------------------------------------------
 
     def serialize(self) -> dict[str, Any]:
-        # Unset settings are left out (every reader of format 2 reads a missing key as None): Airflow stores this in
-        # every serialized DAG, and the nulls were 134 of a 1-task DAG's 1,333 bytes (docs/performance.md).
-        return {key: value for key, value in self._schedule.payload().items() if value is not None}
+        return self._schedule.payload()
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:

@@ -201,14 +201,20 @@ class Schedule:
     # -- stored forms ------------------------------------------------------------------------------------------
 
     def payload(self) -> dict[str, Any]:
-        """The timetable's serialized form (format :data:`SERIALIZATION_VERSION`), as Airflow stores it."""
+        """The timetable's serialized form (format :data:`SERIALIZATION_VERSION`), as Airflow stores it.
+
+        Unset settings are left out (every reader of format 2 reads a missing key as ``None``): Airflow stores this
+        in every serialized DAG, and the nulls were 134 of a 1-task DAG's 1,333 bytes (docs/performance.md).
+        """
         out: dict[str, Any] = {"version": SERIALIZATION_VERSION}
         for f in _FIELDS:
             value = self._argument(f)
+            if value is None:
+                continue
             kind = f.metadata["kind"]
             if kind == "cron":
                 value = value.source
-            elif kind == "time" and value is not None:
+            elif kind == "time":
                 value = value.isoformat()
             out[f.metadata["argument"]] = value
         return out
