@@ -235,7 +235,9 @@ def test_the_tab_lists_the_same_windows_as_the_rest_api_and_the_run_view_its_hop
     }
     assert view["source"] == "scheduler"
     html = httpx.get(f"{base}/hops/dags/{DAG_ID}/runs/{run.run_id}", headers=headers).text
-    assert f"-start_time {format_hops_time(run.data_interval_start)}" in html
+    assert 'id="HOPS_START_TIME"' in html
+    # Its task passes no legacy_args, so the run tab shows no -start_time argument.
+    assert "-start_time" not in html
 
 
 @pytest.mark.parametrize(
@@ -256,34 +258,95 @@ def test_the_tab_refuses_requests_without_a_valid_credential_and_says_nothing_ab
 
 
 def _screenshot(driver: Any, name: str) -> None:
-    """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (the pictures of docs/audit-and-ui.md)."""
+    """Saved as ``$E2E_SCREENSHOT_DIR/<name>.png`` when that variable is set (``scripts/screenshots`` sets it)."""
     folder = os.environ.get("E2E_SCREENSHOT_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
 
 
-@pytest.mark.skipif(
-    not _compat.HAS_EXTERNAL_VIEWS, reason="Airflow 3.0's UI shows no plugin tabs (external_views came in 3.1)"
+# The luminance (0 black .. 1 white) of an element's background, whatever the colour's notation (Airflow's theme
+# gives oklch()): the browser itself paints it into a one-pixel canvas.
+_LUMINANCE = (
+    "var c=document.createElement('canvas').getContext('2d');c.fillStyle=getComputedStyle(arguments[0])"
+    ".backgroundColor;c.fillRect(0,0,1,1);var d=c.getImageData(0,0,1,1).data;"
+    "return (0.2126*d[0]+0.7152*d[1]+0.0722*d[2])/255;"
 )
-def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hops_values(
+# What Airflow's colour-mode switch does (next-themes): the mode as the class and color-scheme of <html>, and stored.
+_HOST_MODE = (
+    "var h=document.documentElement,m=arguments[0];h.classList.remove('light','dark');h.classList.add(m);"
+    "h.style.colorScheme=m;localStorage.setItem('theme',m);"
+)
+
+
+def _luminance(driver: Any, selector: str) -> float:
+    from selenium.webdriver.common.by import By
+
+    value: float = driver.execute_script(_LUMINANCE, driver.find_element(By.CSS_SELECTOR, selector))
+    return value
+
+
+class _Tab:
+    """The Hopsworks tab in the browser: in Airflow's page (3.1 on), or its page by its URL (3.0 shows no tab)."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.browser, self.base, self.wait = browser, base, WebDriverWait(browser, 60)
+        self.hosted = _compat.HAS_EXTERNAL_VIEWS
+
+    def open(self, airflow_path: str, tab_path: str, click: bool) -> None:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions as ec
+
+        if not self.hosted:
+            self.browser.get(f"{self.base}/hops/{tab_path}")
+            return
+        self.browser.get(f"{self.base}/{airflow_path}")
+        if click:
+            self.wait.until(ec.element_to_be_clickable((By.XPATH, "//a[contains(@href, '/plugin/hopsworks')]"))).click()
+        self.wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
+
+    def mode(self, mode: str) -> float:
+        """Switch the host (or, without one, the browser's preferred scheme) to *mode*; the tab's luminance once it
+        has followed, without a reload."""
+        from selenium.webdriver.common.by import By
+
+        if self.hosted:
+            self.browser.switch_to.default_content()
+            self.browser.execute_script(_HOST_MODE, mode)
+            host = _luminance(self.browser, "html")
+            self.browser.switch_to.frame(self.browser.find_element(By.CSS_SELECTOR, "iframe[title='Hopsworks']"))
+        else:
+            feature = {"name": "prefers-color-scheme", "value": mode}
+            self.browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [feature]})
+            host = 0.0 if mode == "dark" else 1.0
+        dark = mode == "dark"
+        self.wait.until(lambda _: (_luminance(self.browser, "body") < 0.3) == dark)
+        tab = _luminance(self.browser, "body")
+        # Hosted, the tab takes Airflow's own background colour, not one of its own.
+        assert not self.hosted or abs(tab - host) < 0.03, (mode, tab, host)
+        return tab
+
+    def shoot(self, name: str) -> None:
+        self.browser.switch_to.default_content()
+        _screenshot(self.browser, name)
+
+
+def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hops_values_light_and_dark(
     outage: Outage, browser: Any
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
     started = time.monotonic()
     base = outage.stack.base_url
-    wait = WebDriverWait(browser, 60)
     # Logged in as a user of the UI is: Airflow's session cookie holding a token from /auth/token.
     browser.get(f"{base}/api/v2/monitor/health")
     browser.add_cookie({"name": "_token", "value": outage.token(), "path": "/"})
-    browser.get(f"{base}/dags/{DAG_ID}")
-    tab = wait.until(ec.element_to_be_clickable((By.XPATH, "//a[contains(@href, '/plugin/hopsworks')]")))
-    tab.click()
-    wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
-    wait.until(ec.presence_of_element_located((By.ID, "fires")))
+    tab = _Tab(browser, base)
+    tab.open(f"dags/{DAG_ID}", f"dags/{DAG_ID}", click=True)
+    tab.wait.until(ec.presence_of_element_located((By.ID, "fires")))
     shown = {
         row.get_attribute("data-fire"): row.get_attribute("data-status")
         for row in browser.find_elements(By.CSS_SELECTOR, "#fires tr[data-fire]")
@@ -292,8 +355,14 @@ def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hop
     gaps = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#gaps tr")][1:]
     gaps = [row for row in gaps if row.split()[0] <= format_hops_time(outage.cutoff)]
     verdict = browser.find_element(By.ID, "verdict").text
-    browser.switch_to.default_content()
-    _screenshot(browser, "hopsworks-tab")
+    # A date is one line, whatever the width of the tab: its cell does not wrap and is one line high.
+    cell = browser.find_element(By.CSS_SELECTOR, "#fires tr[data-fire] td.mono")
+    assert cell.value_of_css_property("white-space") == "nowrap"
+    assert cell.size["height"] < 2.5 * float(cell.value_of_css_property("font-size").removesuffix("px"))
+    assert tab.mode("light") > 0.7
+    tab.shoot("hopsworks-tab")
+    assert tab.mode("dark") < 0.3
+    tab.shoot("hopsworks-tab-dark")
 
     _, payload = audit(outage, "--dag-id", DAG_ID, "--now", format_hops_time(outage.cutoff))
     listed = {f["fire"]: f["status"] for f in payload["dags"][0]["fires"]}
@@ -308,21 +377,28 @@ def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hop
         assert row.startswith(f"{gap['start']} {gap['end']}") and all(r in row for r in gap["reasons"]), (row, gap)
     assert verdict.startswith("gaps found"), verdict
 
+    # The run tab, opened while the host is dark (stored by the switch above): dark from its first paint.
     run = scheduled(outage.stack)[1]
     assert run.data_interval_start is not None and run.data_interval_end is not None
-    browser.get(f"{base}/dags/{DAG_ID}/runs/{run.run_id}/plugin/hopsworks-run")
-    wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
+    tab.open(f"dags/{DAG_ID}/runs/{run.run_id}/plugin/hopsworks-run", f"dags/{DAG_ID}/runs/{run.run_id}", False)
     values = {
-        key: wait.until(ec.presence_of_element_located((By.ID, key))).text
+        key: tab.wait.until(ec.presence_of_element_located((By.ID, key))).text
         for key in ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
     }
-    browser.switch_to.default_content()
-    _screenshot(browser, "hopsworks-run-tab")
+    source = browser.find_element(By.ID, "source").text
+    legacy = browser.find_elements(By.CSS_SELECTOR, "code.legacy")
+    assert tab.mode("dark") < 0.3
+    tab.shoot("hopsworks-run-tab-dark")
+    assert tab.mode("light") > 0.7
+    tab.shoot("hopsworks-run-tab")
     assert values == {
         "HOPS_START_TIME": format_hops_time(run.data_interval_start),
         "HOPS_END_TIME": format_hops_time(run.data_interval_end),
         "HOPS_LOGICAL_DATE": format_hops_time(run.data_interval_start),
     }
+    assert source.startswith("scheduler: the run's data interval"), source
+    # The DAG's one task is a plain PythonOperator (tests/e2e/dagfiles.py): no legacy argument to show.
+    assert legacy == []
     print(f"browser test: {time.monotonic() - started:.1f} s")
 
 
