@@ -1,7 +1,8 @@
 """A real Airflow scheduler creating catch-up runs: HopsworksTimetable beside Airflow's own cron timetables.
 
-Opt-in (not part of ``python -m benchmarks`` nor of CI): ``python -m benchmarks.bench_real_scheduler`` (100 DAGs,
-about 40 minutes on two cores) or ``--quick`` (20 DAGs, about 10 minutes). Each trial is one scheduler process
+Opt-in (not part of CI; ``python -m benchmarks --real-scheduler`` runs it too): ``python -m
+benchmarks.bench_real_scheduler`` (100 DAGs, about an hour on two cores) or ``--quick`` (20 DAGs, about 15
+minutes). Each trial is one scheduler process
 on its own copy of a migrated SQLite metadata database holding *dags* DAGs of one timetable and one size, every
 DAG *runs* fires behind, unpaused. The trial ends when every run exists.
 Measured per trial, from the scheduler's own records:
@@ -11,16 +12,21 @@ Measured per trial, from the scheduler's own records:
 - scheduler CPU seconds over the same span (``psutil``, the scheduler process itself);
 - loop time: the median of Airflow's own ``scheduler.scheduler_loop_duration`` metric, received over StatsD.
 
-Trials are paired: each repeat runs the three timetables back to back in a shuffled order, so slow phases of a
-busy machine fall on all of them; the report gives each ratio's median and its spread over the repeats.
+Trials are paired: each repeat runs the four DAG kinds back to back in a shuffled order, so slow phases of a
+busy machine fall on all of them; the report gives each ratio's median and its spread over the repeats. The four
+kinds: ``hops_schedule(...)`` as it builds a DAG by default, the same with ``trigger_form=True`` (the default
+before), and Airflow's ``CronDataIntervalTimetable`` and ``CronTriggerTimetable``. The report starts with the goals
+of :mod:`benchmarks.goals`.
 
 The tasks are ``EmptyOperator`` s, which the scheduler completes itself without an executor: what is measured is
 the scheduler deciding and creating runs, the work a timetable takes part in. Each DAG is built the way its users
 write it: ``hops_schedule(...)`` for ours, ``CronDataIntervalTimetable`` and ``CronTriggerTimetable`` with the
 same daily cron, start dates chosen so that every DAG has exactly *runs* runs due.
 
-Also measured in-process: what the dag-processor does with each file (execute it, serialize the DAG) and the
-serialized size, each as a ratio to the same DAG on the built-in timetables.
+Also measured in-process: what the dag-processor does with each file (execute it, run the cluster policies,
+serialize the DAG) and the serialized size, each as a ratio to the same DAG on the built-in timetables. With
+``--profile DIR``, one more scheduler per kind and size runs under cProfile after the timed trials, for the
+timetable code's share of the scheduler's time.
 """
 
 from __future__ import annotations
@@ -48,15 +54,16 @@ from typing import Any
 
 import psutil
 
+from benchmarks import goals
 from benchmarks.bench_scheduler import measure
 
 UTC = timezone.utc
-KINDS = ("hops", "interval", "trigger")
+KINDS = ("hops", "hops_form", "interval", "trigger")
 LABELS = {
-    "hops": "HopsworksTimetable",
+    "hops": "HopsworksTimetable (hops_schedule's default)",
+    "hops_form": "HopsworksTimetable, trigger_form=True",
     "interval": "CronDataIntervalTimetable",
     "trigger": "CronTriggerTimetable",
-    "hops_no_form": "HopsworksTimetable, trigger_form=False",
 }
 
 # One DAG file per DAG; {schedule} is the DAG's schedule arguments (max_active_runs above the runs due, so that
@@ -102,11 +109,12 @@ class Results:
 
 def dag_source(kind: str, dag_id: str, tasks: int, runs: int, today: datetime) -> str:
     """The DAG file of *kind*: a daily cron at midnight UTC, with exactly *runs* runs due before *today*."""
-    if kind in ("hops", "hops_no_form"):
-        # The first interval starts at start_time; each fire after it is one run.
+    if kind in ("hops", "hops_form"):
+        # The first interval starts at start_time; each fire after it is one run. The default DAG is written as
+        # its users write it, without the argument.
         start = today - timedelta(days=runs)
         imports = "from hops_timetable import hops_schedule"
-        form = ", trigger_form=False" if kind == "hops_no_form" else ""
+        form = ", trigger_form=True" if kind == "hops_form" else ""
         schedule = (
             f'**hops_schedule("0 0 0 * * ?", start_time=datetime.fromisoformat("{start.isoformat()}"), '
             f"catchup=True, max_active_runs={runs + 1}{form})"
@@ -299,11 +307,25 @@ def _cpu(process: psutil.Process) -> float:
 _TIMETABLE_CODE = ("/hops_timetable/", "/airflow/timetables/")
 
 
-def timetable_share(profile: Path) -> tuple[float, float]:
-    """(seconds inside timetable code, total seconds) of a scheduler profile.
+@dataclass(frozen=True)
+class Share:
+    """Seconds of a profiled scheduler inside timetable code: *calls* made while scheduling, *imports* of its
+    modules at start-up (a plugin's module and what it imports), of *total* seconds."""
+
+    calls: float
+    imports: float
+    total: float
+
+    @property
+    def percent(self) -> float:
+        return 100 * (self.calls + self.imports) / self.total
+
+
+def timetable_share(profile: Path) -> Share:
+    """Where a scheduler profile's time went inside timetable code.
 
     Counted on the call edges that enter timetable code from elsewhere, so each call is counted once with
-    everything it calls (croniter, pendulum) and nothing twice.
+    everything it calls (croniter, pendulum) and nothing twice. Entering a module's top level is its import.
     """
     stats = pstats.Stats(str(profile))
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
@@ -311,89 +333,158 @@ def timetable_share(profile: Path) -> tuple[float, float]:
     def inside(function: tuple[str, int, str]) -> bool:
         return any(part in function[0] for part in _TIMETABLE_CODE)
 
-    entered = 0.0
+    calls = imports = 0.0
     for function, (_cc, _nc, _tt, _ct, callers) in raw.items():
         if not inside(function):
             continue
         for caller, edge in callers.items():
             if not inside(caller):
-                entered += edge[3]
-    return entered, float(stats.total_tt)  # type: ignore[attr-defined]
+                if function[2] == "<module>":
+                    imports += edge[3]
+                else:
+                    calls += edge[3]
+    return Share(calls, imports, float(stats.total_tt))  # type: ignore[attr-defined]
 
 
-def dag_processor_rows(tasks: int, runs: int, today: datetime, repeats: int) -> list[dict[str, Any]]:
-    """Execute each kind's DAG file and serialize the DAG, as the dag-processor does with every file it parses."""
+def dag_processor_rows(tasks: int, runs: int, today: datetime, rounds: int) -> list[dict[str, Any]]:
+    """What the dag-processor does with each kind's DAG file: execute it, run the cluster policies, serialize the DAG.
+
+    The policies are Airflow's own hooks (``airflow.settings``), with every installed policy plugin: this package's
+    DAG policy runs for every DAG, as in the dag-processor. The kinds are timed in a shuffled order in each round,
+    so that every round gives one paired sample of each; the time is this process's CPU time, which the other
+    processes of a busy machine do not inflate.
+    """
+    from airflow import settings
     from airflow.serialization.serialized_objects import DagSerialization
 
-    rows = []
-    for kind in (*KINDS, "hops_no_form"):
+    parses = {}
+    for kind in KINDS:
         source = dag_source(kind, f"parse_{kind}", tasks, runs, today)
         code = compile(source, f"parse_{kind}.py", "exec")
 
         def parse(code: Any = code) -> Any:
             namespace: dict[str, Any] = {"__name__": "bench_dag_file"}
             exec(code, namespace)  # the benchmark's own generated file, as the dag-processor executes one
-            return DagSerialization.to_dict(namespace["dag"])
+            dag = namespace["dag"]
+            settings.dag_policy(dag)  # type: ignore[no-untyped-call]
+            for task in dag.tasks:
+                settings.task_policy(task)  # type: ignore[no-untyped-call]
+            return DagSerialization.to_dict(dag)
 
-        size = len(json.dumps(parse()).encode())
-        rows.append({"kind": kind, "tasks": tasks, "ns": measure(parse, repeats=repeats), "bytes": size})
-    return rows
-
-
-def paired_ratios(results: Results, tasks: int, metric: str) -> dict[str, list[float]]:
-    """Per built-in: ours / theirs of *metric* for each repeat (trials of one repeat were run back to back)."""
-    ours = results.trials[Case("hops", tasks)]
-    ratios = {}
-    for kind in ("interval", "trigger"):
-        theirs = results.trials[Case(kind, tasks)]
-        ratios[kind] = [getattr(a, metric) / getattr(b, metric) for a, b in zip(ours, theirs, strict=True)]
-    return ratios
-
-
-def report(results: Results, parse_rows: list[dict[str, Any]], dags: int, runs: int) -> str:
-    lines = [
-        f"Real scheduler: {dags} DAGs x {runs} catch-up runs per timetable and DAG size, paired trials "
-        f"({len(next(iter(results.trials.values())))} repeats); ratios are HopsworksTimetable / built-in "
-        "(below 1: ours is faster), median [min - max] over the repeats.",
-        "",
-        "| DAG size | metric | vs CronDataIntervalTimetable | vs CronTriggerTimetable | goal | met |",
-        "|---|---|---|---|---|---|",
+        parses[kind] = parse
+    sizes = {kind: len(json.dumps(parse()).encode()) for kind, parse in parses.items()}
+    samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    order = random.Random(tasks)
+    for _ in range(rounds):
+        kinds = list(KINDS)
+        order.shuffle(kinds)
+        for kind in kinds:
+            samples[kind].append(measure(parses[kind], repeats=1, min_time=0.05, clock=time.process_time_ns))
+    return [
+        {
+            "kind": kind,
+            "tasks": tasks,
+            "ns": statistics.median(samples[kind]),
+            "samples": samples[kind],
+            "bytes": sizes[kind],
+        }
+        for kind in KINDS
     ]
-    for tasks in sorted({case.tasks for case in results.trials}):
-        for metric, name in (
-            ("seconds", "time to all runs"),
-            ("cpu", "scheduler CPU seconds"),
-            ("loop_ms", "loop time"),
-        ):
-            ratios = paired_ratios(results, tasks, metric)
-            cells, met = [], True
-            for kind in ("interval", "trigger"):
-                values = ratios[kind]
-                median = statistics.median(values)
-                cells.append(f"{median:.2f}x [{min(values):.2f} - {max(values):.2f}]")
-                met = met and median <= 0.9
-            goal = "<= 0.9x" if metric in ("seconds", "cpu") else ""
-            verdict = ("yes" if met else "NO") if goal else ""
-            lines.append(f"| {tasks} | {name} | {cells[0]} | {cells[1]} | {goal} | {verdict} |")
-    lines += ["", "| DAG size | timetable | time to all runs (s) | CPU (s) | loop (ms) |", "|---|---|---|---|---|"]
-    for case, trials in sorted(results.trials.items(), key=lambda item: (item[0].tasks, KINDS.index(item[0].kind))):
-        lines.append(
-            f"| {case.tasks} | {LABELS[case.kind]} | {_spread([t.seconds for t in trials])} | "
-            f"{_spread([t.cpu for t in trials])} | {_spread([t.loop_ms for t in trials])} |"
-        )
-    lines += [
+
+
+def goal_rows(
+    results: Results, parse_rows: list[dict[str, Any]], shares: dict[tuple[str, int], Share], sizes: list[int]
+) -> list[goals.Goal]:
+    trials = {
+        (case.kind, case.tasks): [{"seconds": t.seconds, "cpu": t.cpu} for t in measured]
+        for case, measured in results.trials.items()
+    }
+    return (
+        goals.parse_goals(parse_rows)
+        + goals.scheduler_goals(trials, sizes)
+        + (goals.share_goals({key: share.percent for key, share in shares.items()}, sizes) if shares else [])
+    )
+
+
+def report(
+    results: Results,
+    parse_rows: list[dict[str, Any]],
+    shares: dict[tuple[str, int], Share],
+    dags: int,
+    runs: int,
+) -> str:
+    sizes = sorted({case.tasks for case in results.trials} | {row["tasks"] for row in parse_rows})
+    repeats = len(next(iter(results.trials.values()))) if results.trials else 0
+    lines = [
+        "Goals for the DAG hops_schedule(...) builds by default ('after'), and the same DAG with trigger_form=True "
+        "('before'), measured in this run: ratios are ours / built-in (below 1: ours is cheaper), medians over "
+        "paired trials, [min - max] of the default's.",
         "",
-        "| DAG size | DAG file | dag-processor per file: execute + serialize | ratio | serialized size | ratio |",
+        goals.report(goal_rows(results, parse_rows, shares, sizes)),
+        "",
+    ]
+    if results.trials:
+        lines += [
+            f"Real scheduler: {dags} DAGs x {runs} catch-up runs per DAG kind and size, {repeats} paired repeats; "
+            "ratios are ours / built-in, median [min - max] over the repeats.",
+            "",
+            "| DAG size | metric | DAG kind | vs CronDataIntervalTimetable | vs CronTriggerTimetable |",
+            "|---|---|---|---|---|",
+        ]
+        for tasks in sorted({case.tasks for case in results.trials}):
+            for metric, name in (
+                ("seconds", "time to all runs"),
+                ("cpu", "scheduler CPU seconds"),
+                ("loop_ms", "loop time"),
+            ):
+                for ours in ("hops", "hops_form"):
+                    cells = []
+                    for kind in ("interval", "trigger"):
+                        values = [
+                            getattr(a, metric) / getattr(b, metric)
+                            for a, b in zip(
+                                results.trials[Case(ours, tasks)], results.trials[Case(kind, tasks)], strict=True
+                            )
+                        ]
+                        cells.append(f"{statistics.median(values):.2f}x [{min(values):.2f} - {max(values):.2f}]")
+                    lines.append(f"| {tasks} | {name} | {LABELS[ours]} | {cells[0]} | {cells[1]} |")
+        lines += ["", "| DAG size | DAG kind | time to all runs (s) | CPU (s) | loop (ms) |", "|---|---|---|---|---|"]
+        for case, trials in sorted(results.trials.items(), key=lambda item: (item[0].tasks, KINDS.index(item[0].kind))):
+            lines.append(
+                f"| {case.tasks} | {LABELS[case.kind]} | {_spread([t.seconds for t in trials])} | "
+                f"{_spread([t.cpu for t in trials])} | {_spread([t.loop_ms for t in trials])} |"
+            )
+        lines.append("")
+    if shares:
+        lines += [
+            "Profiled schedulers (one per kind and size, after the timed trials): seconds inside timetable code "
+            "(this package, airflow/timetables), split into the calls made while scheduling and the import of its "
+            "modules at start-up.",
+            "",
+            "| DAG size | DAG kind | calls | imports | scheduler total | share |",
+            "|---|---|---|---|---|---|",
+        ]
+        for (kind, tasks), share in sorted(shares.items(), key=lambda item: (item[0][1], KINDS.index(item[0][0]))):
+            lines.append(
+                f"| {tasks} | {LABELS[kind]} | {share.calls:.2f} s ({100 * share.calls / share.total:.2f}%) | "
+                f"{share.imports:.2f} s ({100 * share.imports / share.total:.2f}%) | {share.total:.1f} s | "
+                f"{share.percent:.2f}% |"
+            )
+        lines.append("")
+    lines += [
+        "| DAG size | DAG file | dag-processor per file: execute + policies + serialize | ratio | serialized size "
+        "| ratio |",
         "|---|---|---|---|---|---|",
     ]
     for tasks in sorted({row["tasks"] for row in parse_rows}):
         by_kind = {row["kind"]: row for row in parse_rows if row["tasks"] == tasks}
         base = by_kind["interval"]
-        for kind in ("hops", "hops_no_form", "interval", "trigger"):
+        for kind in KINDS:
             row = by_kind[kind]
+            ratio, _ = goals.paired(row["samples"], base["samples"])
             lines.append(
-                f"| {tasks} | {LABELS[kind]} | {row['ns'] / 1e6:.2f} ms | {row['ns'] / base['ns']:.2f}x | "
-                f"{row['bytes']} B | {row['bytes'] / base['bytes']:.2f}x |"
+                f"| {tasks} | {LABELS[kind]} | {row['ns'] / 1e6:.2f} ms | {ratio:.2f}x | "
+                f"{row['bytes']:,} B | {row['bytes'] / base['bytes']:.3f}x |"
             )
     return "\n".join(lines)
 
@@ -415,10 +506,10 @@ def workdir(keep: bool) -> Iterator[Path]:
         yield Path(path)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dags", type=int, default=100, help="DAGs per timetable and size (default 100)")
-    parser.add_argument("--quick", action="store_true", help="20 DAGs instead of 100: about 10 minutes")
+    parser.add_argument("--dags", type=int, default=100, help="DAGs per DAG kind and size (default 100)")
+    parser.add_argument("--quick", action="store_true", help="20 DAGs instead of 100: about 15 minutes")
     parser.add_argument("--runs", type=int, default=24, help="catch-up runs due per DAG (default 24)")
     parser.add_argument("--repeats", type=int, default=3, help="paired trials per DAG size (default 3)")
     parser.add_argument("--sizes", default="1,50", help="task counts per DAG, comma-separated (default 1,50)")
@@ -427,16 +518,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile",
         type=Path,
-        help="a folder: run each scheduler under cProfile and write <timetable>-<tasks>-<repeat>.prof there, with a "
-        "summary of where the scheduler's time went (times are then not comparable with unprofiled runs)",
+        help="a folder: after the timed trials, run one scheduler per DAG kind and size under cProfile, write "
+        "<kind>-<tasks>.prof there and report the timetable code's share of the scheduler's time",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--profile-sizes", help="the DAG sizes to profile, comma-separated (default: every size of --sizes)"
+    )
+    parser.add_argument("--json", type=Path, help="also write every trial's figures to this file, after each trial")
+    return parser
+
+
+def run(args: argparse.Namespace) -> str:
+    """Every trial, the dag-processor rows and the profiles of *args*; the report, goals first."""
     sizes = [int(size) for size in args.sizes.split(",")]
+    profile_sizes = sizes if not args.profile_sizes else [int(size) for size in args.profile_sizes.split(",")]
     if args.quick:
         args.dags = 20
     order = random.Random(args.seed)
     today = midnight(datetime.now(UTC))
     results = Results()
+    shares: dict[tuple[str, int], Share] = {}
+    expected = args.dags * args.runs
+
+    def save() -> None:
+        if args.json is not None:
+            data = {
+                "trials": [
+                    {"kind": case.kind, "tasks": case.tasks, "trials": [vars(t) for t in trials]}
+                    for case, trials in results.trials.items()
+                ],
+                "shares": [{"kind": k, "tasks": t, **vars(share)} for (k, t), share in shares.items()],
+            }
+            args.json.write_text(json.dumps(data, indent=1))
+
+    def check_day() -> None:
+        if midnight(datetime.now(UTC)) != today:
+            raise SystemExit("midnight UTC passed during the benchmark: a run more is due; run it again")
+
     with workdir(args.keep) as root:
         migrated_home = root / "migrated"
         (migrated_home / "dags").mkdir(parents=True)
@@ -445,39 +563,48 @@ def main(argv: list[str] | None = None) -> int:
             Case(kind, tasks): prepare(
                 root, Case(kind, tasks), args.dags, args.runs, today, migrated_home / "airflow.db"
             )
-            for tasks in sizes
+            for tasks in sorted(set(sizes) | set(profile_sizes if args.profile else []))
             for kind in KINDS
         }
-        expected = args.dags * args.runs
         for repeat in range(args.repeats):
             for tasks in sizes:
                 kinds = list(KINDS)
                 order.shuffle(kinds)
                 for kind in kinds:
                     case = Case(kind, tasks)
-                    if midnight(datetime.now(UTC)) != today:
-                        raise SystemExit("midnight UTC passed during the benchmark: a run more is due; run it again")
-                    profile = None
-                    if args.profile:
-                        args.profile.mkdir(parents=True, exist_ok=True)
-                        profile = args.profile / f"{case.kind}-{case.tasks}-{repeat + 1}.prof"
-                    result = trial(homes[case], expected, timeout=600, profile=profile)
+                    check_day()
+                    result = trial(homes[case], expected, timeout=900)
                     results.add(case, result)
-                    if profile is not None:
-                        inside, total = timetable_share(profile)
-                        print(
-                            f"profile {profile.name}: {inside:.2f} s of {total:.2f} s in timetable code "
-                            f"({100 * inside / total:.1f}%)",
-                            file=sys.stderr,
-                        )
+                    save()
                     print(
                         f"repeat {repeat + 1}: {case.label}: {result.runs} runs in {result.seconds:.2f} s, "
                         f"{result.cpu:.2f} CPU s, loop {result.loop_ms:.1f} ms",
                         file=sys.stderr,
                         flush=True,
                     )
-        parse_rows = [row for tasks in sizes for row in dag_processor_rows(tasks, args.runs, today, 5)]
-    print(textwrap.dedent(report(results, parse_rows, args.dags, args.runs)))
+        if args.profile:
+            args.profile.mkdir(parents=True, exist_ok=True)
+            for tasks in profile_sizes:
+                kinds = list(KINDS)
+                order.shuffle(kinds)
+                for kind in kinds:
+                    check_day()
+                    profile = args.profile / f"{kind}-{tasks}.prof"
+                    trial(homes[Case(kind, tasks)], expected, timeout=1800, profile=profile)
+                    shares[(kind, tasks)] = share = timetable_share(profile)
+                    save()
+                    print(
+                        f"profile {profile.name}: {share.calls:.2f} s in calls and {share.imports:.2f} s in imports "
+                        f"of {share.total:.2f} s in timetable code ({share.percent:.1f}%)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    parse_rows = [row for tasks in sizes for row in dag_processor_rows(tasks, args.runs, today, 9)]
+    return textwrap.dedent(report(results, parse_rows, shares, args.dags, args.runs))
+
+
+def main(argv: list[str] | None = None) -> int:
+    print(run(parser().parse_args(argv)))
     return 0
 
 
