@@ -325,3 +325,15 @@ def test_the_scheduler_side_dag_keeps_which_tasks_pass_legacy_arguments() -> Non
     serialization = dag_serialization_class()
     stored = serialization.from_dict(serialization.to_dict(dag))
     assert _legacy_modes(stored) == {"start_time": ["job"], "papermill": ["notebook"]}
+
+
+def test_every_axis_label_of_the_timeline_fits_inside_the_picture() -> None:
+    settings_, runs, now = _hourly_with_conf_windows()
+    for minutes in (0, 25, 59):  # the last tick near the right edge or not
+        html = dag_page("d", settings_, build_page(settings_, runs, now + timedelta(minutes=minutes)), [], False)
+        width = float(re.search(r'<svg [^>]*width="([\d.]+)"', html).group(1))  # type: ignore[union-attr]
+        labels = re.findall(r'<text class="axis" x="([\d.]+)" y="[^"]*" text-anchor="(\w+)">([^<]*)</text>', html)
+        assert labels
+        for x, anchor, text in labels:
+            right = float(x) + (len(text) * 6.7 / 2 if anchor == "middle" else 0)
+            assert right <= width, (x, anchor, text, width)

@@ -179,8 +179,10 @@ def timeline(cov: Coverage, stretches: Sequence[Stretch], dag_id: str) -> str:
     for tick in ticks:
         tx = axis.x(tick)
         parts.append(f'<line class="grid" x1="{tx:.1f}" x2="{tx:.1f}" y1="{y0 - 4}" y2="{height - 4}"/>')
-        label = escape(_tick_label(tick, step))
-        parts.append(f'<text class="axis" x="{tx:.1f}" y="{y0 - 8}" text-anchor="middle">{label}</text>')
+        label = _tick_label(tick, step)
+        # A label that would run past the picture's right edge ends at its tick instead.
+        anchor = "end" if tx + len(label) * _CHAR / 2 > left + _PLOT + 12 else "middle"
+        parts.append(f'<text class="axis" x="{tx:.1f}" y="{y0 - 8}" text-anchor="{anchor}">{escape(label)}</text>')
     for gap in cov.gaps:
         if gap.end <= lo or gap.start >= hi:
             continue
