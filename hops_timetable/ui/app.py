@@ -7,10 +7,9 @@ Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) a
 * ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
 * ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
 * ``POST /api/dags/{dag_id}/runs``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
-  a manual run carrying the posted window, made through Airflow's REST API as the caller; ``/window-form.js`` is
-  the form's script.
+  a manual run carrying the posted window, made through Airflow's REST API as the caller.
 
-Every route but the form's static script authenticates through Airflow's auth manager exactly as the REST API does
+Every route authenticates through Airflow's auth manager exactly as the REST API does
 (the ``Authorization: Bearer`` token, else the UI's session cookie); the pages check read access to the DAG before
 they look the DAG up: without a valid credential the answer is 401/403 and says nothing about the DAG. The form's
 post leaves the trigger permission to Airflow's REST API. Airflow's modules are imported inside the handlers, so
@@ -24,7 +23,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from hops_timetable import _compat
 from hops_timetable.core.conf_window import LEGACY_ARG_MODES
@@ -219,12 +218,6 @@ def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: 
     """The run's Hopsworks tab."""
     _require_dag(request, user, dag_id, run=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
-
-
-@app.get("/window-form.js")
-def window_form_script() -> Response:
-    """The form's script: the same text for everyone, so it needs no login (the post it makes does)."""
-    return Response(window_form.SCRIPT, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
 
 async def _send(call: window_form.TriggerRequest, tls: Any) -> tuple[int, Any]:

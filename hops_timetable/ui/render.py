@@ -29,6 +29,7 @@ from hops_timetable.core.simulate import Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, window_rule
 from hops_timetable.ui.style import page as _page
 from hops_timetable.ui.timeline import TIMELINE_ROWS, status_class, timeline
+from hops_timetable.ui.window_form import form_section
 
 __all__ = [
     "HISTORY_ROWS",
@@ -283,6 +284,7 @@ def dag_page(
         f"<h1>Hopsworks schedule of {escape(dag_id)}</h1>"
         f'<ul class="words" id="schedule">{words}</ul>'
         f"<h2>Next windows</h2>{upcoming_html}"
+        f"{form_section(dag_id, cov.runs)}"
         f"<h2>Coverage up to {escape(_t(hist.now))}</h2>"
         f'<p><span class="verdict {verdict_class}" id="verdict">{escape(hist.verdict())}</span></p>'
         f"{_pager(page)}"

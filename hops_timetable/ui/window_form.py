@@ -1,8 +1,8 @@
 """The tab's "Run with time window" form: a manual run carrying ``conf["hops_window"]``, made by Airflow's REST API.
 
 Hopsworks lets a user run a job on a chosen window (``job.run(start_time=..., end_time=...)``); this is that, in the
-DAG's Hopsworks tab. The form (:func:`form_section`, and :data:`SCRIPT` served beside it) posts the window as JSON
-to ``POST <root>/hops/api/dags/{dag_id}/runs``; the handler (``ui/app.py``) then
+DAG's Hopsworks tab. The form (:func:`form_section`, with its few lines of inline :data:`SCRIPT`) posts the window
+as JSON to ``POST <root>/hops/api/dags/{dag_id}/runs``; the handler (``ui/app.py``) then
 
 1. authenticates the caller as every route of the tab does (401 without a credential);
 2. refuses a request a cross-site page could have made (:func:`check_same_origin`, 403);
@@ -252,7 +252,7 @@ def _run_link(dag_id: str, run_id: str) -> str:
 def _window_runs(dag_id: str, runs: Sequence[RunWindow]) -> str:
     mine = sorted((r for r in runs if r.source == "conf"), key=lambda r: r.run.run_after, reverse=True)
     if not mine:
-        return '<p id="window-runs-none">No run with a time window yet.</p>'
+        return '<p id="window-runs-none" class="note">No run with a time window yet.</p>'
     rows = []
     for item in mine[:WINDOW_RUNS]:
         if item.window is None:
@@ -267,23 +267,23 @@ def _window_runs(dag_id: str, runs: Sequence[RunWindow]) -> str:
     more = len(mine) - WINDOW_RUNS
     tail = f"<p>{more:,} older run(s) with a time window not listed here.</p>" if more > 0 else ""
     return (
-        '<table id="window-runs"><tr><th>run</th><th>triggered</th><th>state</th><th>HOPS_START_TIME</th>'
-        f"<th>HOPS_END_TIME</th><th>HOPS_LOGICAL_DATE</th></tr>{''.join(rows)}</table>{tail}"
+        '<div class="scroll"><table id="window-runs"><tr><th>run</th><th>triggered</th><th>state</th>'
+        f"<th>HOPS_START_TIME</th><th>HOPS_END_TIME</th><th>HOPS_LOGICAL_DATE</th></tr>{''.join(rows)}</table></div>"
+        f"{tail}"
     )
 
 
 def form_section(dag_id: str, runs: Sequence[RunWindow]) -> str:
     """The form, and the newest runs made with a window (from the form, the REST API or the Trigger form).
 
-    Every value escaped; the script is a file of its own (``../window-form.js``, relative to the tab's page), so
-    the page holds no inline script.
+    Every value escaped; the script is inline, as the page's colour-mode script is: the page fetches nothing.
     """
     endpoint = f"../api/dags/{quote(dag_id, safe='')}/runs"
     fields = "".join(
         f'<label for="hops-{name}">{label} (UTC)</label> '
         f'<input id="hops-{name}" name="{name}" type="text" class="mono" size="24" autocomplete="off" '
         f'spellcheck="false" placeholder="{example}" aria-describedby="hops-{name}-error"> '
-        f'<span class="field-error" id="hops-{name}-error" role="status"></span><br>'
+        f'<span class="t-failed" id="hops-{name}-error" role="status"></span><br>'
         for name, label, example in (
             ("start_time", "Start", "2026-01-01T09:00:00Z"),
             ("end_time", "End", "2026-01-01T10:00:00Z"),
@@ -291,15 +291,14 @@ def form_section(dag_id: str, runs: Sequence[RunWindow]) -> str:
     )
     return (
         '<h2 id="run-with-window">Run with time window</h2>'
-        "<p>A manual run whose tasks get HOPS_START_TIME = start, HOPS_END_TIME = end and HOPS_LOGICAL_DATE = start, "
-        "as Hopsworks' job.run(start_time=..., end_time=...). Times as YYYY-MM-DDTHH:MM:SS, UTC unless they carry "
-        "an offset; the run is made by Airflow's REST API with your own login, so it needs the permission to "
-        "trigger this DAG.</p>"
+        '<p class="note">A manual run whose tasks get HOPS_START_TIME = start, HOPS_END_TIME = end and '
+        "HOPS_LOGICAL_DATE = start, as Hopsworks' job.run(start_time=..., end_time=...). Times as "
+        "YYYY-MM-DDTHH:MM:SS, UTC unless they carry an offset; the run is made by Airflow's REST API with your own "
+        "login, so it needs the permission to trigger this DAG.</p>"
         f'<form id="window-form" data-endpoint="{escape(endpoint)}">{fields}'
         '<button type="submit" id="window-form-submit">Run with this window</button></form>'
         '<p id="window-form-status" role="alert" hidden></p>'
-        f"{_window_runs(dag_id, runs)}"
-        '<script src="../window-form.js" defer></script>'
+        f"{_window_runs(dag_id, runs)}<script>{SCRIPT}</script>"
     )
 
 
@@ -322,7 +321,7 @@ SCRIPT: Final = """\
     var id = decodeURIComponent(made[1]);
     var rows = document.querySelectorAll("#window-runs tr[data-run-id]");
     for (var i = 0; i < rows.length; i++) {
-      if (rows[i].getAttribute("data-run-id") === id) { rows[i].className = "new"; }
+      if (rows[i].getAttribute("data-run-id") === id) { rows[i].className = "new status"; }
     }
     show("Run " + id + " created with your window; it is listed below.", true);
   }

@@ -402,6 +402,151 @@ def test_browser_shows_the_tab_with_the_rest_apis_windows_the_gap_and_a_runs_hop
     print(f"browser test: {time.monotonic() - started:.1f} s")
 
 
+# -- the tab's "Run with time window" form, on the same Airflow: a DAG of its own, the same users ------------------
+
+WINDOW_DAG = "window_form"
+TYPED_WINDOW = {"start_time": "2026-01-01T14:30:00+05:30", "end_time": "2026-01-01T10:30:00"}
+WINDOW_ENV = {
+    "HOPS_START_TIME": "2026-01-01T09:00:00Z",
+    "HOPS_END_TIME": "2026-01-01T10:30:00Z",
+    "HOPS_LOGICAL_DATE": "2026-01-01T09:00:00Z",
+}
+
+
+@pytest.fixture(scope="module")
+def window_dag(outage: Outage, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DAG whose schedule starts tomorrow, so that its only runs are the ones the tests make; unpaused, so that
+    they run. Its tasks record their HOPS_* values in the folder returned."""
+    out = tmp_path_factory.mktemp("window-form-records")
+    tomorrow = utcnow().replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    spec = DagSpec(WINDOW_DAG, Schedule("0 0 0 * * ?", start_time=tomorrow), tasks="hops")
+    write_dag(outage.stack.dags_folder, spec, out)
+    outage.stack.wait_for_dag(WINDOW_DAG, timeout=120)
+    return out
+
+
+def _form_post(outage: Outage, headers: dict[str, str], body: Any = None) -> httpx.Response:
+    form = {"X-Hops-Form": "run-window", **headers}
+    url = f"{outage.stack.base_url}/hops/api/dags/{WINDOW_DAG}/runs"
+    return httpx.post(url, json=TYPED_WINDOW if body is None else body, headers=form, timeout=120)
+
+
+def test_the_forms_post_is_refused_without_a_session_for_a_viewer_and_from_another_site(
+    outage: Outage, window_dag: Path, tmp_path: Path, browser: Any
+) -> None:
+    import http.server
+    import threading
+
+    stack = outage.stack
+    viewer = {"Authorization": f"Bearer {outage.token('viewer')}"}
+    # A viewer may read the DAG but not trigger it: Airflow's own REST API and the form agree, and no run is made.
+    assert httpx.get(f"{stack.base_url}/api/v2/dags/{WINDOW_DAG}", headers=viewer).status_code == 200
+    denied = _form_post(outage, viewer)
+    assert denied.status_code == 403, denied.text
+    assert "may not trigger" in denied.json()["message"]
+    assert _form_post(outage, {}).status_code == 401
+    forged = _form_post(outage, {"Cookie": f"_token={outage.token()}", "Origin": "http://evil.example"})
+    assert forged.status_code == 403 and "Origin" in forged.json()["message"], forged.text
+    assert _form_post(outage, {"Authorization": viewer["Authorization"]}, {"start_time": "x"}).status_code == 422
+
+    # A logged-in admin's browser opens a page of another origin that replays the form: as a plain form post
+    # (which carries the session cookie: same host, another port is the same site) and as a script's post with the
+    # form's header (which needs a CORS preflight the api-server does not grant).
+    target = f"{stack.base_url}/hops/api/dags/{WINDOW_DAG}/runs"
+    (tmp_path / "form.html").write_text(
+        f'<form id="f" method="post" enctype="text/plain" action="{target}">'
+        '<input name=\'{"start_time":"2026-01-01T09:00:00Z","end_time":"2026-01-01T10:00:00Z","x":"\' value=\'"}\'>'
+        "</form><script>document.getElementById('f').submit()</script>"
+    )
+    (tmp_path / "fetch.html").write_text(
+        f"<script>fetch({json.dumps(target)}, {{method: 'POST', credentials: 'include', headers: "
+        "{'Content-Type': 'application/json', 'X-Hops-Form': '1'}, body: JSON.stringify("
+        f"{json.dumps(TYPED_WINDOW)})}}).then(r => document.title = 'status ' + r.status, "
+        "e => document.title = 'blocked')</script>"
+    )
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"{stack.base_url}/api/v2/monitor/health")
+        browser.add_cookie({"name": "_token", "value": outage.token(), "path": "/"})
+        browser.get(f"http://127.0.0.1:{evil.server_address[1]}/form.html")
+        stack.wait_until(lambda: "header is missing" in browser.page_source, 30, what="the forged form's answer")
+        browser.get(f"http://127.0.0.1:{evil.server_address[1]}/fetch.html")
+        stack.wait_until(lambda: browser.title in ("blocked", "status 403"), 30, what="the cross-site script's post")
+    finally:
+        evil.shutdown()
+        evil.server_close()
+    assert stack.runs(WINDOW_DAG) == []
+
+
+def test_browser_runs_the_dag_with_a_window_from_the_tab_and_the_task_gets_exactly_it(
+    outage: Outage, window_dag: Path, browser: Any
+) -> None:
+    from dagfiles import records
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    stack = outage.stack
+    base = stack.base_url
+    wait = WebDriverWait(browser, 60)
+    browser.get(f"{base}/api/v2/monitor/health")
+    browser.add_cookie({"name": "_token", "value": outage.token(), "path": "/"})
+    if _compat.HAS_EXTERNAL_VIEWS:
+        browser.get(f"{base}/dags/{WINDOW_DAG}")
+        wait.until(ec.element_to_be_clickable((By.XPATH, "//a[contains(@href, '/plugin/hopsworks')]"))).click()
+        wait.until(ec.frame_to_be_available_and_switch_to_it((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
+    else:  # 3.0's UI shows no plugin tab: the tab's page by its URL
+        browser.get(f"{base}/hops/dags/{WINDOW_DAG}")
+
+    def submit(start: str, end: str) -> None:
+        for name, value in (("start_time", start), ("end_time", end)):
+            field = wait.until(ec.presence_of_element_located((By.ID, f"hops-{name}")))
+            field.clear()
+            field.send_keys(value)
+        browser.find_element(By.ID, "window-form-submit").click()
+
+    # An end before the start: the tab says which field, its value and what is valid; no run is made.
+    submit(TYPED_WINDOW["end_time"], TYPED_WINDOW["start_time"])
+    status = wait.until(ec.visibility_of_element_located((By.ID, "window-form-status")))
+    wait.until(lambda _: "end_time=" in status.text)
+    assert "'2026-01-01T14:30:00+05:30' is not after start_time=2026-01-01T10:30:00Z" in status.text, status.text
+    assert browser.find_element(By.ID, "hops-end_time").get_attribute("aria-invalid") == "true"
+    assert stack.runs(WINDOW_DAG) == []
+
+    submit(TYPED_WINDOW["start_time"], TYPED_WINDOW["end_time"])
+    row = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#window-runs tr.new[data-run-id]")))
+    run_id = row.get_attribute("data-run-id")
+    cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[3:] == list(WINDOW_ENV.values()), cells
+    assert "created" in browser.find_element(By.ID, "window-form-status").text
+    browser.switch_to.default_content()
+
+    (run,) = stack.runs(WINDOW_DAG)
+    assert (run.run_id, run.run_type) == (run_id, "manual")
+    assert json.loads(run.conf or "{}") == {
+        "hops_window": {"start_time": WINDOW_ENV["HOPS_START_TIME"], "end_time": WINDOW_ENV["HOPS_END_TIME"]}
+    }
+
+    def recorded() -> tuple[dict[str, Any], dict[str, Any]] | None:
+        python, bash = records(window_dag, WINDOW_DAG, "python"), records(window_dag, WINDOW_DAG, "bash")
+        if run_id in python and run_id in bash:
+            return python[run_id], bash[run_id]
+        assert next(r for r in stack.runs(WINDOW_DAG) if r.run_id == run_id).state != "failed"
+        return None
+
+    python, bash = stack.wait_until(recorded, 120, what="the form's run's task records")
+    assert python["env"] == WINDOW_ENV and bash["env"] == WINDOW_ENV
+
+
 # Last: it fills the gaps the tests above look at.
 def test_repair_dry_run_changes_nothing_and_repair_fills_every_gap_without_repeating_a_logical_date(
     outage: Outage,
