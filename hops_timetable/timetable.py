@@ -29,8 +29,7 @@ import functools
 import logging
 import warnings
 from datetime import datetime, timezone
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any
 
 import pendulum
 from airflow.exceptions import AirflowTimetableInvalid
@@ -40,9 +39,11 @@ from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
-from hops_timetable.core.schedule import SERIALIZATION_VERSION, Schedule, setting_doc
+from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, payload_key
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
+from hops_timetable.restriction import is_range_request, own_bounds, range_run
+from hops_timetable.setting import Setting
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
@@ -72,30 +73,6 @@ def _pendulum(value: datetime) -> pendulum.DateTime:
     return pendulum.DateTime(
         value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, tzinfo=_UTC
     )
-
-
-_T = TypeVar("_T")
-
-
-class _Setting(Generic[_T]):
-    """A read-only setting of the timetable, under its Hopsworks name: the field of its :class:`Schedule`."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-        self.__doc__ = setting_doc(name)
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> _Setting[_T]: ...
-    @overload
-    def __get__(self, obj: HopsworksTimetable, owner: type) -> _T: ...
-    def __get__(self, obj: HopsworksTimetable | None, owner: type) -> _Setting[_T] | _T:
-        if obj is None:
-            return self
-        value: _T = obj._schedule.argument(self._name)
-        return value
-
-    def __set__(self, obj: object, value: object) -> None:
-        raise AttributeError(f"{self._name} is read-only: a timetable never changes after it is built")
 
 
 class HopsworksTimetable(Timetable):
@@ -204,13 +181,13 @@ class HopsworksTimetable(Timetable):
     def description(self) -> str:  # type: ignore[override]
         return self._description
 
-    start_time_offset_seconds: _Setting[int | None] = _Setting()
-    end_time_offset_seconds: _Setting[int | None] = _Setting()
-    max_catchup_runs: _Setting[int | None] = _Setting()
-    skip_to_date: _Setting[datetime | None] = _Setting()
-    start_time: _Setting[datetime | None] = _Setting()
-    end_time: _Setting[datetime | None] = _Setting()
-    catchup: _Setting[bool | None] = _Setting()
+    start_time_offset_seconds: Setting[int | None] = Setting()
+    end_time_offset_seconds: Setting[int | None] = Setting()
+    max_catchup_runs: Setting[int | None] = Setting()
+    skip_to_date: Setting[datetime | None] = Setting()
+    start_time: Setting[datetime | None] = Setting()
+    end_time: Setting[datetime | None] = Setting()
+    catchup: Setting[bool | None] = Setting()
 
     def __repr__(self) -> str:
         args = [repr(self.cron_expression)]
@@ -240,7 +217,7 @@ class HopsworksTimetable(Timetable):
         message naming the key, the value and the versions understood
         (:meth:`~hops_timetable.core.schedule.Schedule.from_payload`). Airflow then fails to load this DAG only.
         """
-        key = _payload_key(data)
+        key = payload_key(data)
         if key is not None:
             return _deserialize_shared(cls, key)
         return cls.of(Schedule.from_payload(data))
@@ -271,84 +248,25 @@ class HopsworksTimetable(Timetable):
         return self.of(Schedule.build(held.cron, now=datetime.now(_STD_UTC), **arguments))
 
     def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
-        """The HOPS window of the scheduled run whose logical date is *logical_date*; ``None`` when none has it.
-
-        What a run re-run by a backfill processes when the interval it carries is not a scheduled one (a manual
-        run's, or a zero-length one from an earlier timetable): the window a backfill gives that logical date.
-        """
-        run = self._range_policy.scheduled_run_at(as_utc(logical_date))
-        return None if run is None else hops_window(run.interval_start, run.fire, self._schedule.offset)
+        """:meth:`Schedule.replayed_window <hops_timetable.core.schedule.Schedule.replayed_window>` (the operators
+        and the run tab pass it on to :func:`~hops_timetable.core.conf_window.resolve_run_window`)."""
+        return self._schedule.replayed_window(logical_date)
 
     def policy(self, restriction: TimeRestriction | None = None) -> CatchupPolicy:
-        """The catch-up policy for a DAG with this (own, not a backfill's) restriction.
-
-        When the timetable holds the DAG's restriction, its start and end are the schedule's; otherwise the
-        restriction's (none given: no start and no end).
-        """
-        if self._schedule.bound:
-            key: tuple[datetime | None, datetime | None] = (self._schedule.start, self._schedule.end)
-        elif restriction is None:
-            key = (None, None)
-        else:
-            key = (
-                None if restriction.earliest is None else as_utc(restriction.earliest),
-                None if restriction.latest is None else as_utc(restriction.latest),
-            )
+        """The catch-up policy for a DAG with this (own, not a backfill's) restriction: :func:`~hops_timetable.
+        restriction.own_bounds`."""
+        key = own_bounds(self._schedule, restriction)
         last = self._last_policy
         if last is not None and last[0] == key:
             return last[1]
-        policy = CatchupPolicy(
-            cron=self._schedule.cron,
-            start=key[0],
-            end=key[1],
-            skip_to=self._schedule.skip_to,
-            max_catchup_runs=self._schedule.max_catchup_runs,
-        )
+        policy = self._schedule.policy_within(*key)
         self._last_policy = (key, policy)
         return policy
 
     def is_range_request(self, restriction: TimeRestriction) -> bool:
-        """Whether *restriction* asks for the runs of a range (a backfill) rather than being the DAG's own.
-
-        Airflow passes the DAG's own restriction (earliest = start_date, latest = end_date, the DAG's catchup) when
-        it schedules, and ``TimeRestriction(from, to, catchup=True)`` when a backfill or its dry run lists runs;
-        the two read the same fields with different meanings (the end date excludes fires, a backfill's ``to``
-        includes logical dates; the catch-up bound applies only to the former), so they must be told apart:
-
-        * A timetable that holds the DAG's restriction (``hops_schedule`` builds it so, and the package's DAG
-          policy binds every other one when Airflow parses the DAG: :mod:`hops_timetable.policy`): the restriction
-          is the DAG's own exactly when it equals the held one. The only backfill that cannot be told from it is
-          one over exactly ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date; it is bounded
-          like a catch-up.
-        * A restriction without latest, or with ``catchup=False``, is always the DAG's own: a backfill has both.
-        * Without a held restriction (a timetable used outside a parsed DAG), one with both is ambiguous: a
-          backfill, or a ``catchup=True`` DAG with an end date. It is read as the DAG's own, so that such a DAG's
-          schedule stays right.
-        """
-        earliest = None if restriction.earliest is None else as_utc(restriction.earliest)
-        latest = None if restriction.latest is None else as_utc(restriction.latest)
-        if latest is None or not restriction.catchup:
-            return False
-        if self._schedule.bound:
-            return (earliest, latest, restriction.catchup) != (
-                self._schedule.start,
-                self._schedule.end,
-                self._schedule.catchup,
-            )
-        return False
-
-    @cached_property
-    def _unrestricted(self) -> CatchupPolicy:
-        return CatchupPolicy(
-            cron=self._schedule.cron, skip_to=self._schedule.skip_to, max_catchup_runs=self._schedule.max_catchup_runs
-        )
-
-    @cached_property
-    def _range_policy(self) -> CatchupPolicy:
-        # A backfill replays the schedule: the DAG's own start and end when known, no catch-up bound.
-        return CatchupPolicy(
-            cron=self._schedule.cron, start=self._schedule.start, end=self._schedule.end, skip_to=self._schedule.skip_to
-        )
+        """Whether *restriction* asks for a backfill's range rather than being the DAG's own:
+        :func:`hops_timetable.restriction.is_range_request`."""
+        return is_range_request(self._schedule, restriction)
 
     def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
         """The HOPS_* window of the run with this Airflow data interval."""
@@ -371,7 +289,7 @@ class HopsworksTimetable(Timetable):
     # -- Airflow's timetable protocol -------------------------------------------------------------------------
 
     def infer_manual_data_interval(self, *, run_after: datetime) -> DataInterval:
-        run = self._unrestricted.manual_run(run_after)
+        run = self._schedule.manual_policy.manual_run(run_after)
         return DataInterval(start=_pendulum(run.interval_start), end=_pendulum(run.fire))
 
     def next_dagrun_info_v2(
@@ -396,19 +314,10 @@ class HopsworksTimetable(Timetable):
         return None if run is None else self._run_info(run)
 
     def _range_next(self, last: DagRunInfo | None, restriction: TimeRestriction) -> DagRunInfo | None:
-        if restriction.latest is None:
-            return None
-        policy = self._range_policy
-        if restriction.earliest is not None:
-            earliest = as_utc(restriction.earliest)
-        elif policy.start is not None:
-            earliest = policy.start
-        else:
-            return None
         previous = None
         if last is not None and last.data_interval is not None:
             previous = Run(fire=as_utc(last.run_after), interval_start=as_utc(last.data_interval.start))
-        run = policy.range_run(earliest, as_utc(restriction.latest), previous)
+        run = range_run(self._schedule, previous, restriction)
         return None if run is None else self._run_info(run)
 
     def generate_run_id(
@@ -471,29 +380,8 @@ class HopsworksTimetable(Timetable):
         return self._run_info(run)
 
 
-_PayloadKey = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_STRING = frozenset({str})
-
-
-def _payload_key(data: object) -> _PayloadKey | None:
-    """What defines the timetable a payload holds, as a hashable key; ``None`` for a payload that is not a flat
-    object of hashable values with string keys (the uncached path then refuses it, with its message).
-
-    Each value's type is part of the key: ``True == 1 == 1.0`` in Python, and a payload with ``catchup=1`` or
-    ``version=True`` must be refused, not answered with the timetable of ``catchup=True`` or ``version=1``.
-    """
-    if type(data) is not dict:
-        return None
-    # The checks run in C (set inclusion over map): this is on every scheduling decision of every DAG.
-    types = tuple(map(type, data.values()))
-    if not _SCALARS.issuperset(types) or not _STRING.issuperset(map(type, data)):
-        return None
-    return tuple(data.items()), types
-
-
 @functools.lru_cache(maxsize=4096)
-def _deserialize_shared(cls: type[HopsworksTimetable], key: _PayloadKey) -> HopsworksTimetable:
+def _deserialize_shared(cls: type[HopsworksTimetable], key: PayloadKey) -> HopsworksTimetable:
     # A timetable never changes after it is built, so one instance per distinct payload serves every DAG that
     # stores it, on every deserialization; refused payloads raise every time (exceptions are not cached).
     return cls.of(Schedule.from_payload(dict(key[0])))

@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Final
 
 from hops_timetable.core.catchup import CatchupPolicy
@@ -31,9 +32,17 @@ from hops_timetable.core.validation import (
     check_window_start,
     short_repr,
 )
-from hops_timetable.core.window import format_hops_time, window_rule
+from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window, window_rule
 
-__all__ = ["PAYLOAD_KEYS", "SERIALIZATION_VERSION", "Schedule", "argument_names", "setting_doc"]
+__all__ = [
+    "PAYLOAD_KEYS",
+    "SERIALIZATION_VERSION",
+    "PayloadKey",
+    "Schedule",
+    "argument_names",
+    "payload_key",
+    "setting_doc",
+]
 
 SERIALIZATION_VERSION: Final = 2
 """Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading.
@@ -183,7 +192,30 @@ class Schedule:
 
     def policy(self) -> CatchupPolicy:
         """The catch-up policy of this schedule: its own start, end, skip_to_date and bound."""
-        return CatchupPolicy(self.cron, self.start, self.end, self.skip_to, self.max_catchup_runs)
+        return self.policy_within(self.start, self.end)
+
+    def policy_within(self, start: datetime | None, end: datetime | None) -> CatchupPolicy:
+        """The catch-up policy of this schedule between *start* and *end* (a DAG's restriction not held by it)."""
+        return CatchupPolicy(self.cron, start, end, self.skip_to, self.max_catchup_runs)
+
+    @cached_property
+    def range_policy(self) -> CatchupPolicy:
+        """A backfill's: the schedule replayed between its own start and end (none when unbound), never bounded."""
+        return CatchupPolicy(self.cron, self.start, self.end, self.skip_to)
+
+    @cached_property
+    def manual_policy(self) -> CatchupPolicy:
+        """The one a manual trigger is attributed by: the newest fire at or before it, whatever the start and end."""
+        return CatchupPolicy(self.cron, skip_to=self.skip_to, max_catchup_runs=self.max_catchup_runs)
+
+    def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
+        """The HOPS window of the scheduled run whose logical date is *logical_date*; ``None`` when none has it.
+
+        What a run re-run by a backfill processes when the interval it carries is not a scheduled one (a manual
+        run's, or a zero-length one from an earlier timetable): the window a backfill gives that logical date.
+        """
+        run = self.range_policy.scheduled_run_at(as_utc(logical_date))
+        return None if run is None else hops_window(run.interval_start, run.fire, self.offset)
 
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments (other than the cron expression) that build this schedule again."""
@@ -330,6 +362,27 @@ def setting_doc(argument: str) -> str:
     """The one-line documentation of the setting named *argument*."""
     doc: str = _BY_ARGUMENT[argument].metadata["doc"]
     return doc
+
+
+PayloadKey = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_STRING: Final = frozenset({str})
+
+
+def payload_key(data: object) -> PayloadKey | None:
+    """What defines the schedule a payload holds, as a hashable key (for sharing one loaded value per payload);
+    ``None`` for a payload that is not a flat object of hashable values with string keys.
+
+    Each value's type is part of the key: ``True == 1 == 1.0`` in Python, and a payload with ``catchup=1`` or
+    ``version=True`` must be refused, not answered with the schedule of ``catchup=True`` or ``version=1``.
+    """
+    if type(data) is not dict:
+        return None
+    # The checks run in C (set inclusion over map): the scheduler loads a payload for each decision of each DAG.
+    types = tuple(map(type, data.values()))
+    if not _SCALARS.issuperset(types) or not _STRING.issuperset(map(type, data)):
+        return None
+    return tuple(data.items()), types
 
 
 def _read_time(name: str, value: object) -> datetime | None:

@@ -1,0 +1,41 @@
+"""The timetable's settings as read-only attributes under their Hopsworks names, read from the schedule it holds.
+
+One descriptor for all of them, so that a setting is declared once (a field of
+:class:`~hops_timetable.core.schedule.Schedule`) and its documentation comes from there.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Protocol, TypeVar, overload
+
+from hops_timetable.core.schedule import Schedule, setting_doc
+
+__all__ = ["Setting"]
+
+_T = TypeVar("_T")
+
+
+class _HoldsSchedule(Protocol):
+    @property
+    def schedule(self) -> Schedule: ...
+
+
+class Setting(Generic[_T]):
+    """A read-only setting: the argument of the same name of the owner's ``schedule``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+        self.__doc__ = setting_doc(name)
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Setting[_T]: ...
+    @overload
+    def __get__(self, obj: _HoldsSchedule, owner: type) -> _T: ...
+    def __get__(self, obj: _HoldsSchedule | None, owner: type) -> Setting[_T] | _T:
+        if obj is None:
+            return self
+        value: _T = obj.schedule.argument(self._name)
+        return value
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"{self._name} is read-only: a timetable never changes after it is built")
