@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hops_timetable.core.schedule import argument_names
 from hops_timetable.core.validation import check_bool, check_max_active_runs
 from hops_timetable.operators.window_params import hops_window_params
 from hops_timetable.timetable import HopsworksTimetable
@@ -45,22 +46,14 @@ def hops_schedule(
     (docs/performance.md). Turn it on where people trigger runs from Airflow's Trigger form and the DAG has few
     tasks; a DAG with params of its own merges ``hops_window_params()`` into them instead.
     """
+    given = locals()
     # A DAG's catchup is True or False (the timetable also accepts None: one that does not hold the DAG's); every
-    # other argument is the schedule's, validated once by the timetable (core/schedule.py).
+    # other argument is the schedule's, handed on by name and validated once by the timetable (core/schedule.py).
+    # start_time, end_time and catchup among them: the timetable holds the DAG's restriction, so that it tells a
+    # backfill's range from the DAG's own and never needs the serialized DAG when it re-checks a stored run.
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
-    timetable = HopsworksTimetable(
-        cron_expression,
-        start_time_offset_seconds=start_time_offset_seconds,
-        end_time_offset_seconds=end_time_offset_seconds,
-        max_catchup_runs=max_catchup_runs,
-        skip_to_date=skip_to_date,
-        # The timetable holds the DAG's restriction, so that it tells a backfill's range from the DAG's own and
-        # never needs the serialized DAG when it re-checks a stored run.
-        start_time=start_time,
-        end_time=end_time,
-        catchup=catchup,
-    )
+    timetable = HopsworksTimetable(**{name: given[name] for name in argument_names()})
     kwargs: dict[str, Any] = {
         "schedule": timetable,
         "start_date": timetable.start_time,

@@ -39,7 +39,7 @@ from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
-from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, payload_key
+from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, argument_names, payload_key
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 from hops_timetable.restriction import is_range_request, own_bounds, range_run
@@ -122,16 +122,13 @@ class HopsworksTimetable(Timetable):
         # rules (no start: it must still fire after now) need the DAG's start, so they are checked once the
         # timetable holds the DAG's restriction (hops_schedule, or the DAG policy binding it); a stored schedule
         # is loaded by deserialize, which never reads the clock.
+        # The parameters are the schedule's arguments by name (a test holds the two lists equal): handed on as
+        # they are, so that the list of settings is written in the signature and in Schedule's fields only.
+        given = locals()
         schedule = Schedule.build(
             cron_expression,
             now=None if catchup is None else datetime.now(_STD_UTC),
-            start_time_offset_seconds=start_time_offset_seconds,
-            end_time_offset_seconds=end_time_offset_seconds,
-            max_catchup_runs=max_catchup_runs,
-            skip_to_date=skip_to_date,
-            start_time=start_time,
-            end_time=end_time,
-            catchup=catchup,
+            **{name: given[name] for name in argument_names()[1:]},
         )
         if schedule.end_offset is not None:
             warnings.warn(
