@@ -122,9 +122,7 @@ def check_same_origin(headers: Mapping[str, str], own_urls: Collection[str]) -> 
     if origin is not None:
         own = {n for n in (_netloc(u) for u in own_urls) if n is not None}
         if _netloc(origin) not in own:
-            raise FormRefused(
-                403, f"Origin {short_repr(origin)} is not this Airflow ({', '.join(sorted(own)) or 'unknown'})"
-            )
+            raise FormRefused(403, f"Origin {short_repr(origin)} is not this Airflow: the form posts from its own page")
 
 
 def _field(key: str) -> str:
@@ -316,14 +314,17 @@ SCRIPT: Final = """\
     status.className = "verdict " + (ok ? "ok" : "bad");
     status.hidden = false;
   }
+  // After a run is made the tab reloads with #made=<run id>: the message only when the tab lists that run, so that a
+  // crafted link cannot announce a run that does not exist.
   var made = /^#made=(.+)$/.exec(window.location.hash);
-  if (made) {
-    var id = decodeURIComponent(made[1]);
-    var rows = document.querySelectorAll("#window-runs tr[data-run-id]");
-    for (var i = 0; i < rows.length; i++) {
-      if (rows[i].getAttribute("data-run-id") === id) { rows[i].className = "new status"; }
+  var id = null;
+  try { id = made ? decodeURIComponent(made[1]) : null; } catch (ignored) { id = null; }
+  var rows = document.querySelectorAll("#window-runs tr[data-run-id]");
+  for (var i = 0; id !== null && i < rows.length; i++) {
+    if (rows[i].getAttribute("data-run-id") === id) {
+      rows[i].className = "new status";
+      show("Run " + id + " created with your window; it is listed below.", true);
     }
-    show("Run " + id + " created with your window; it is listed below.", true);
   }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
