@@ -525,7 +525,27 @@ def parser() -> argparse.ArgumentParser:
         "--profile-sizes", help="the DAG sizes to profile, comma-separated (default: every size of --sizes)"
     )
     parser.add_argument("--json", type=Path, help="also write every trial's figures to this file, after each trial")
+    parser.add_argument(
+        "--trials-from",
+        type=Path,
+        help="the timed trials of an earlier run's --json file instead of running them (its complete paired repeats; "
+        "an interrupted run's trials are kept after each one), for a report with this run's profiles and "
+        "dag-processor rows",
+    )
     return parser
+
+
+def load_trials(path: Path) -> Results:
+    """The timed trials of a ``--json`` file, cut to the paired repeats every kind of a size completed."""
+    data = json.loads(path.read_text())
+    results = Results()
+    by_case = {Case(entry["kind"], entry["tasks"]): entry["trials"] for entry in data["trials"]}
+    for tasks in {case.tasks for case in by_case}:
+        complete = min(len(by_case.get(Case(kind, tasks), [])) for kind in KINDS)
+        for kind in KINDS:
+            for figures in by_case.get(Case(kind, tasks), [])[:complete]:
+                results.add(Case(kind, tasks), Trial(**figures))
+    return results
 
 
 def run(args: argparse.Namespace) -> str:
@@ -536,7 +556,7 @@ def run(args: argparse.Namespace) -> str:
         args.dags = 20
     order = random.Random(args.seed)
     today = midnight(datetime.now(UTC))
-    results = Results()
+    results = Results() if args.trials_from is None else load_trials(args.trials_from)
     shares: dict[tuple[str, int], Share] = {}
     expected = args.dags * args.runs
 
@@ -559,14 +579,15 @@ def run(args: argparse.Namespace) -> str:
         migrated_home = root / "migrated"
         (migrated_home / "dags").mkdir(parents=True)
         airflow(migrated_home, "db", "migrate")
+        timed = set() if args.trials_from is not None else set(sizes)
         homes = {
             Case(kind, tasks): prepare(
                 root, Case(kind, tasks), args.dags, args.runs, today, migrated_home / "airflow.db"
             )
-            for tasks in sorted(set(sizes) | set(profile_sizes if args.profile else []))
+            for tasks in sorted(timed | set(profile_sizes if args.profile else []))
             for kind in KINDS
         }
-        for repeat in range(args.repeats):
+        for repeat in range(0 if args.trials_from is not None else args.repeats):
             for tasks in sizes:
                 kinds = list(KINDS)
                 order.shuffle(kinds)
