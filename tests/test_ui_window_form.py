@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -320,3 +322,84 @@ def test_the_endpoint_passes_airflows_403_on_and_refuses_bad_windows_and_other_s
 def test_the_endpoint_answers_401_without_a_credential_before_reading_the_post(app_module: Any) -> None:
     answer = client(app_module).post("/hops/api/dags/etl/runs", json=WINDOW, headers={FORM_HEADER: "1"})
     assert answer.status_code == 401
+
+
+# -- TLS: the api-server's own certificate, trusted on the address the post came in on ----------------------------
+
+
+def _self_signed(folder: Path, name: str, ca: bool) -> tuple[Path, Path]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / f"{name}.crt", folder / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
+class _NoContent(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+# ca=False: a certificate a CA issued (a leaf) is trusted all the same, as the one certificate of the trust store.
+@pytest.mark.parametrize("ca", [True, False])
+def test_with_ssl_cert_the_call_trusts_exactly_the_api_servers_certificate_on_its_socket_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca: bool
+) -> None:
+    import ssl
+    import threading
+
+    import httpx
+
+    from hops_timetable import _compat
+
+    mine, key = _self_signed(tmp_path, "airflow.example", ca)  # a name the socket address 127.0.0.1 is not
+    other, _ = _self_signed(tmp_path, "other.example", ca)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NoContent)
+    served = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    served.load_cert_chain(mine, key)
+    server.socket = served.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}/"
+    try:
+        monkeypatch.setenv("AIRFLOW__API__SSL_CERT", str(mine))
+        monkeypatch.setenv("AIRFLOW__API__BASE_URL", "https://airflow.example/")
+        base_url, context = _compat.api_server_address()
+        assert base_url == "https://airflow.example/" and context is not None
+        assert httpx.get(url, verify=context).status_code == 204
+        with pytest.raises(httpx.ConnectError):  # the default trust store knows no self-signed certificate
+            httpx.get(url)
+        monkeypatch.setenv("AIRFLOW__API__SSL_CERT", str(other))
+        _, trusting_other = _compat.api_server_address()
+        assert trusting_other is not None
+        with pytest.raises(httpx.ConnectError):  # another certificate is not this api-server's
+            httpx.get(url, verify=trusting_other)
+        monkeypatch.setenv("AIRFLOW__API__SSL_CERT", "")
+        assert _compat.api_server_address()[1] is None
+    finally:
+        server.shutdown()
+        server.server_close()
