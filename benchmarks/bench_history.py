@@ -27,7 +27,7 @@ from typing import Any
 
 from hops_timetable.core.coverage import RunRecord, coverage, history
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.ui.render import build_page, dag_page, page_json
 
 UTC = timezone.utc
@@ -48,7 +48,7 @@ class Point:
     met: bool | None = None
 
 
-def bounded(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+def bounded(n: int) -> tuple[Schedule, list[RunRecord], datetime]:
     """*n* minutely fires, the 24 newest replayed at the first scheduling, the rest dropped by the bound."""
     deployed = START + n * MINUTE + timedelta(seconds=30)
     runs = []
@@ -57,22 +57,22 @@ def bounded(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]:
         runs.append(
             RunRecord(f"scheduled__{k}", "scheduled", "success", fire, fire - MINUTE, fire - MINUTE, fire, deployed)
         )
-    settings = ScheduleSettings(cron=MINUTELY, start=START, catchup=True, max_catchup_runs=24)
+    settings = Schedule(cron=MINUTELY, start=START, catchup=True, max_catchup_runs=24)
     return settings, runs, deployed
 
 
-def every_other_failed(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+def every_other_failed(n: int) -> tuple[Schedule, list[RunRecord], datetime]:
     """*n* minutely fires, each with its scheduled run on time, every other one failed."""
     runs = []
     for k in range(1, n + 1):
         fire = START + k * MINUTE
         state = "failed" if k % 2 == 0 else "success"
         runs.append(RunRecord(f"scheduled__{k}", "scheduled", state, fire, fire - MINUTE, fire - MINUTE, fire, fire))
-    settings = ScheduleSettings(cron=MINUTELY, start=START, catchup=True)
+    settings = Schedule(cron=MINUTELY, start=START, catchup=True)
     return settings, runs, START + n * MINUTE + timedelta(seconds=30)
 
 
-def every_fire_ran(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+def every_fire_ran(n: int) -> tuple[Schedule, list[RunRecord], datetime]:
     """*n* minutely fires, each with its scheduled run on time and successful: the common DAG with a run per fire."""
     runs = []
     for k in range(1, n + 1):
@@ -80,7 +80,7 @@ def every_fire_ran(n: int) -> tuple[ScheduleSettings, list[RunRecord], datetime]
         runs.append(
             RunRecord(f"scheduled__{k}", "scheduled", "success", fire, fire - MINUTE, fire - MINUTE, fire, fire)
         )
-    settings = ScheduleSettings(cron=MINUTELY, start=START, catchup=True)
+    settings = Schedule(cron=MINUTELY, start=START, catchup=True)
     return settings, runs, START + n * MINUTE + timedelta(seconds=30)
 
 
@@ -124,7 +124,7 @@ def page_points(quick: bool) -> Iterator[Point]:
         for n in _sizes(top - 1 if quick else top):
             settings, runs, now = make(n)
 
-            def page(s: ScheduleSettings = settings, r: list[RunRecord] = runs, t: datetime = now) -> tuple[str, str]:
+            def page(s: Schedule = settings, r: list[RunRecord] = runs, t: datetime = now) -> tuple[str, str]:
                 built = build_page(s, r, t)
                 return dag_page("d", s, built, [], False), json.dumps(page_json("d", built))
 

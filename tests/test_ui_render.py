@@ -11,7 +11,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import hops_window, window_rule
 from hops_timetable.ui.render import PAGE_FIRES, TIMELINE_ROWS, build_page, dag_page, page_json, schedule_in_words
 from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
@@ -21,8 +21,8 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 HOURLY = QuartzCron("0 0 * ? * * *")
 
 
-def settings(**kw: object) -> ScheduleSettings:
-    return ScheduleSettings(cron=HOURLY, start=START, **kw)  # type: ignore[arg-type]
+def settings(**kw: object) -> Schedule:
+    return Schedule(cron=HOURLY, start=START, **kw)  # type: ignore[arg-type]
 
 
 def test_the_words_describe_only_this_dags_catch_up_case_and_its_offset() -> None:
@@ -93,7 +93,7 @@ MINUTELY = QuartzCron("0 * * ? * * *")
 BUDGET = 300_000  # bytes of one page of the tab or of its JSON
 
 
-def a_million_fires() -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+def a_million_fires() -> tuple[Schedule, list[RunRecord], datetime]:
     """Every minute since START, first scheduled 1,000,000 minutes later with max_catchup_runs=24 (the 24 newest
     fires run at once), then 400 fires on time with every seventh run failed, and one conf window a year back."""
     deployed = START + 1_000_000 * MINUTE + timedelta(seconds=30)
@@ -106,7 +106,7 @@ def a_million_fires() -> tuple[ScheduleSettings, list[RunRecord], datetime]:
     far = START + timedelta(days=30)
     conf = {"hops_window": {"start_time": _hops(far), "end_time": _hops(far + timedelta(hours=2))}}
     runs.append(RunRecord("manual__far", "manual", "success", far + timedelta(days=400), conf=conf))
-    settings = ScheduleSettings(cron=MINUTELY, start=START, catchup=True, max_catchup_runs=24)
+    settings = Schedule(cron=MINUTELY, start=START, catchup=True, max_catchup_runs=24)
     return settings, runs, START + 1_000_400 * MINUTE + timedelta(seconds=10)
 
 
@@ -186,7 +186,7 @@ def test_pages_partition_the_fires_and_read_as_the_whole_coverage() -> None:
 LONG_ID = "manual__2026-12-03T20:15:31.123456+00:00"
 
 
-def _hourly_with_conf_windows() -> tuple[ScheduleSettings, list[RunRecord], datetime]:
+def _hourly_with_conf_windows() -> tuple[Schedule, list[RunRecord], datetime]:
     """60 hourly fires with their runs, a conf window two weeks back and one over the newest fires."""
     settings_ = settings(catchup=True)
     runs = [

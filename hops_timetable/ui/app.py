@@ -18,6 +18,7 @@ that loading the plugin in the scheduler or a worker stays cheap.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any
@@ -28,7 +29,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from hops_timetable import _compat
 from hops_timetable.core.conf_window import LEGACY_ARG_MODES
 from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import window_form
@@ -63,16 +64,15 @@ def _utc(value: datetime | None) -> datetime | None:
     return None if value is None else as_utc(value)
 
 
-def _settings(dag: Any) -> ScheduleSettings:
+def _settings(dag: Any) -> Schedule:
+    """The DAG's schedule within the DAG's own restriction (a stored schedule, not validated again)."""
     timetable: HopsworksTimetable = dag.timetable
-    return ScheduleSettings(
-        cron=timetable.cron,
+    return dataclasses.replace(
+        timetable.schedule,
         start=_utc(getattr(dag, "start_date", None)),
         end=_utc(getattr(dag, "end_date", None)),
-        offset=timetable.start_time_offset_seconds,
         catchup=bool(getattr(dag, "catchup", False)),
-        max_catchup_runs=timetable.max_catchup_runs,
-        skip_to=timetable.skip_to_date,
+        bound=True,
     )
 
 
@@ -86,7 +86,7 @@ def _dag(session: Session, dag_id: str) -> Any:
     return dag
 
 
-def _load(session: Session, dag_id: str) -> tuple[ScheduleSettings, bool | None]:
+def _load(session: Session, dag_id: str) -> tuple[Schedule, bool | None]:
     """The DAG's settings and pause flag; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
     dag = _dag(session, dag_id)
     flags = _compat.dag_pause_flags(session, dag_id)
@@ -125,12 +125,12 @@ def _records(session: Session, dag_id: str, run_id: str | None = None) -> list[R
     ]
 
 
-def settings_json(settings: ScheduleSettings, paused: bool | None) -> dict[str, Any]:
-    """The settings as ``audit`` reads them back (:meth:`ScheduleSettings.as_json` plus the pause flag)."""
+def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
+    """The settings as ``audit`` reads them back (:meth:`Schedule.as_json` plus the pause flag)."""
     return {**settings.as_json(), "is_paused": paused}
 
 
-def _coverage(session: Session, dag_id: str, page: int) -> tuple[ScheduleSettings, bool | None, DagPage, list[Any]]:
+def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool | None, DagPage, list[Any]]:
     settings, paused = _load(session, dag_id)
     records = _records(session, dag_id)
     now = datetime.now(timezone.utc)

@@ -24,7 +24,7 @@ from hops_timetable.core.coverage import (
     Stretch,
     history,
 )
-from hops_timetable.core.settings import ScheduleSettings
+from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.simulate import Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, window_rule
 from hops_timetable.ui.style import page as _page
@@ -69,7 +69,7 @@ def _table(table_id: str, head: Sequence[str], rows: str) -> str:
     return f'<div class="scroll"><table id="{table_id}"><tr>{cells}</tr>{rows}</table></div>'
 
 
-def schedule_in_words(settings: ScheduleSettings, paused: bool | None = None) -> list[str]:
+def schedule_in_words(settings: Schedule, paused: bool | None = None) -> list[str]:
     """This DAG's schedule, one sentence per setting, for its actual settings (not both catch-up cases).
 
     The window's rule is :func:`~hops_timetable.core.window.window_rule`'s, as the timetable's description says it.
@@ -150,7 +150,7 @@ class DagPage:
 
 
 def build_page(
-    settings: ScheduleSettings, records: Sequence[RunRecord], now: datetime, page: int = 0, size: int = PAGE_FIRES
+    settings: Schedule, records: Sequence[RunRecord], now: datetime, page: int = 0, size: int = PAGE_FIRES
 ) -> DagPage:
     """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
 
@@ -262,7 +262,7 @@ def _older_table(page: DagPage) -> str:
 
 def dag_page(
     dag_id: str,
-    settings: ScheduleSettings,
+    settings: Schedule,
     page: DagPage,
     upcoming: Sequence[tuple[datetime, datetime, HopsWindow]],
     paused: bool | None,
