@@ -40,6 +40,7 @@ from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, argument_names, payload_key
+from hops_timetable.core.schedule_words import describe
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 from hops_timetable.restriction import is_range_request, own_bounds, range_run
@@ -141,7 +142,7 @@ class HopsworksTimetable(Timetable):
 
     def _hold(self, schedule: Schedule) -> None:
         self._schedule = schedule
-        self._description = schedule.describe()
+        self._description = describe(schedule)
         # The scheduler asks again and again with the same restriction; remembering the last policy spares
         # rebuilding it. One attribute holding (key, policy) so that threads never see a mismatched pair.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None

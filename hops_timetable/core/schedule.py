@@ -1,5 +1,5 @@
-"""A Hopsworks job schedule as one frozen value: its settings, its one validation sequence, its stored forms and its
-description in words.
+"""A Hopsworks job schedule as one frozen value: its settings, its one validation sequence and its stored forms (its
+description in words: :mod:`hops_timetable.core.schedule_words`).
 
 Every entry point builds its schedule here, through :meth:`Schedule.build`: the timetable (a DAG file, a stored
 payload), ``hops_schedule``, the command line, the importer and ``audit`` (reading the plugin's JSON). Each setting is
@@ -32,7 +32,7 @@ from hops_timetable.core.validation import (
     check_window_start,
     short_repr,
 )
-from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window, window_rule
+from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window
 
 __all__ = [
     "PAYLOAD_KEYS",
@@ -48,9 +48,6 @@ SERIALIZATION_VERSION: Final = 2
 """Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading.
 
 2: ``start_time``, ``end_time`` and ``catchup`` (absent in version 1 payloads, read as ``None``)."""
-
-DESCRIPTION_LIMIT: Final = 1000
-"""Airflow's ``DagModel.timetable_description`` is a 1000-character column."""
 
 
 def _check_catchup(name: str, value: object) -> bool | None:
@@ -326,23 +323,6 @@ class Schedule:
             for key, kind in ((f.metadata["argument"], f.metadata["kind"]) for f in _FIELDS[1:])
         }
         return cls.build(cron, **settings)
-
-    # -- in words ----------------------------------------------------------------------------------------------
-
-    def describe(self) -> str:
-        """The schedule in one paragraph (Airflow's timetable description), at most 1,000 characters."""
-        catchup = (
-            "all missed fires are replayed when catchup=True"
-            if self.max_catchup_runs is None
-            else f"at most the newest {self.max_catchup_runs} missed fire(s) are replayed when catchup=True"
-        )
-        text = (
-            f"{self.cron.describe()} (UTC). Window: {window_rule(self.offset)}. "
-            f"Catch-up: {catchup}; catchup=False runs only the newest."
-        )
-        if self.skip_to is not None:
-            text += f" Fires before {self.skip_to.isoformat()} are skipped."
-        return text[:DESCRIPTION_LIMIT]
 
 
 _FIELDS: Final = tuple(f for f in dataclasses.fields(Schedule) if "argument" in f.metadata)

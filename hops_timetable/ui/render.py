@@ -25,8 +25,9 @@ from hops_timetable.core.coverage import (
     history,
 )
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.schedule_words import sentences
 from hops_timetable.core.simulate import Decision
-from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time, window_rule
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
 from hops_timetable.ui.style import page as _page
 from hops_timetable.ui.timeline import TIMELINE_ROWS, status_class, timeline
 from hops_timetable.ui.window_form import form_section
@@ -70,32 +71,8 @@ def _table(table_id: str, head: Sequence[str], rows: str) -> str:
 
 
 def schedule_in_words(settings: Schedule, paused: bool | None = None) -> list[str]:
-    """This DAG's schedule, one sentence per setting, for its actual settings (not both catch-up cases).
-
-    The window's rule is :func:`~hops_timetable.core.window.window_rule`'s, as the timetable's description says it.
-    """
-    s = settings
-    lines = [f"Fires (UTC): {s.cron.describe()}: {s.cron.expression}"]
-    if s.start is None:
-        lines.append("No start_time: nothing before the DAG was first scheduled is replayed.")
-    else:
-        lines.append(f"Starts after {_t(s.start)}; the first window is clamped to it.")
-    lines.append("No end." if s.end is None else f"Ends before {_t(s.end)} (exclusive).")
-    if s.skip_to is not None:
-        lines.append(f"Fires before skip_to_date {_t(s.skip_to)} never run.")
-    if not s.catchup:
-        lines.append("catchup=False: after an outage or a pause only the newest missed fire runs.")
-    elif s.max_catchup_runs is None:
-        lines.append("catchup=True without a bound: after an outage or a pause every missed fire runs.")
-    else:
-        lines.append(
-            f"catchup=True, max_catchup_runs={s.max_catchup_runs}: after an outage or a pause at most the newest "
-            f"{s.max_catchup_runs} missed fire(s) run; older ones are dropped."
-        )
-    lines.append(f"Window: {window_rule(s.offset)}.")
-    if paused:
-        lines.append("The DAG is paused: its fires pass without runs until it is unpaused.")
-    return lines
+    """This DAG's schedule, one sentence per setting: :func:`hops_timetable.core.schedule_words.sentences`."""
+    return sentences(settings, paused)
 
 
 def _run_link(dag_id: str, run_id: str) -> str:
