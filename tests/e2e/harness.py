@@ -32,6 +32,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,6 +51,9 @@ stalls the api-server's event loop until SQLite's busy timeout when another requ
 the write lock. Keeping the tests' calls off the api-server that serves the tasks' execution API keeps such a
 stall from ever reaching a task.
 """
+
+API_SERVERS = ("api-server", "control-api")
+"""Stopped last: a task that still runs calls the execution API until it ends."""
 
 T = TypeVar("T")
 
@@ -396,13 +400,26 @@ class AirflowStack:
     def stop(self) -> None:
         """Stop every running component: SIGTERM to its process group, SIGKILL to whatever outlives a grace time.
 
-        The ones started under other names (second schedulers, workers, helper scripts) go first, then the stack's
-        own in the reverse order of their start.
+        In two waves, the components of a wave stopped at the same time: first whatever makes or runs tasks (the
+        scheduler, the dag-processor and the ones started under other names: second schedulers, workers, helper
+        scripts), then the api-servers, which those tasks call until they end. One component after the other, a
+        stack's teardown took 30 to 57 s on a loaded 2-core machine, most of it waiting for one shutdown at a time.
         """
-        for name in [name for name in self._components if name not in COMPONENTS]:
-            self.stop_component(name)
-        for name in reversed(COMPONENTS):
-            self.stop_component(name)
+        servers = [name for name in self._components if name in API_SERVERS]
+        # The stack is done with: a task still running (a scenario's long task) need not finish, and a scheduler
+        # waits for its tasks on SIGTERM. Half the grace of a stop within a scenario.
+        self.stop_components([name for name in self._components if name not in API_SERVERS], grace=10.0)
+        self.stop_components(servers, grace=10.0)
+
+    def stop_components(self, names: Sequence[str], grace: float = 20.0) -> None:
+        """Stop the components ``names`` at the same time (as :meth:`stop_component` does each)."""
+        if len(names) <= 1:
+            for name in names:
+                self.stop_component(name, grace)
+            return
+        with ThreadPoolExecutor(max_workers=len(names)) as pool:
+            # list(): an error in one stop is raised here, after the others ran.
+            list(pool.map(lambda name: self.stop_component(name, grace), names))
 
     def __enter__(self) -> AirflowStack:
         self.start()

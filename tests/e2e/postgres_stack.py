@@ -99,10 +99,6 @@ class PostgresStack(AirflowStack):
         self.scheduler_jobs[name] = job
         return job
 
-    def stop(self) -> None:
-        for name in list(self._components):
-            self.stop_component(name)
-
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         connection = connect(self.url)
         try:

@@ -1,6 +1,8 @@
 """The other ways Airflow creates runs, on a real scheduler: manual and backfill runs that occupy the run the
-catch-up bound wants after an outage, backfills through the REST API and the CLI, and a DAG file switched from a
-plain cron string to HopsworksTimetable while the scheduler runs.
+catch-up bound wants after an outage. Backfills through the REST API and the CLI are in
+``test_e2e_entry_points_backfill.py``, a DAG file switched from a plain cron string to HopsworksTimetable in
+``test_e2e_entry_points_switch.py``: one module per scenario (each on a stack of its own), so that
+``--dist loadfile`` runs them side by side. The helpers here serve those modules and the re-run scenarios.
 
 Each scenario asserts that the scheduler's log holds no Traceback: Airflow logs the exceptions a timetable or a
 failed insert raise and goes on (or dies), so a clean log is the proof that nothing went wrong on the way.
@@ -8,10 +10,6 @@ failed insert raise and goes on (or dies), so a clean log is the proof that noth
 
 from __future__ import annotations
 
-import itertools
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from datetime import datetime, timedelta
@@ -187,110 +185,3 @@ def test_runs_occupying_the_newest_missed_logical_date_never_kill_the_scheduler(
         by_manual=run_rows(stack.runs("by_manual")),
         by_backfill=run_rows(stack.runs("by_backfill")),
     )
-
-
-def test_backfills_through_the_rest_api_and_the_cli_are_the_scheduled_runs_of_the_range(
-    stacks: StackFactory, tmp_path: Path
-) -> None:
-    stack = stacks("backfill")
-    start = floor_to(utcnow(), 10) - timedelta(minutes=10)
-    for dag_id in ("bounded_api", "bounded_cli"):
-        # Paused: only the backfills make runs. A catch-up bound and catchup=False must not bound a backfill.
-        spec = DagSpec(dag_id, Schedule("0/10 * * * * ?", start_time=start, max_catchup_runs=2), paused=True)
-        write_dag(stack.dags_folder, spec, tmp_path)
-    for dag_id in ("bounded_api", "bounded_cli"):
-        stack.wait_for_dag(dag_id)
-    # Nothing here needs the scheduler, and on SQLite its writes can make a backfill's transaction fail.
-    stack.stop_component("dag-processor")
-    stack.stop_component("scheduler")
-    # From an unaligned date and from before the start: intervals are the scheduled ones, clamped at the start only.
-    low, high = start + timedelta(seconds=65), start + timedelta(seconds=120)
-    want = [start + timedelta(seconds=s) for s in range(70, 121, 10)]
-    dry = stack.api("POST", "/api/v2/backfills/dry_run", backfill_body("bounded_api", low, high))
-    assert [entry["logical_date"] for entry in dry["backfills"]] == [w.isoformat().replace("+00:00", "Z") for w in want]
-    create_backfill(stack, backfill_body("bounded_api", low, high))
-    runs = stack.wait_until(lambda: stack.runs("bounded_api") if len(stack.runs("bounded_api")) >= 6 else None, 60)
-    assert sorted(run.logical_date for run in runs if run.logical_date) == want
-    for run in runs:
-        assert run.run_type == "backfill"
-        assert (run.data_interval_start, run.data_interval_end) == (run.logical_date, run.run_after), run
-        assert run.logical_date is not None and run.run_after - run.logical_date == TEN, run
-
-    cli_low, cli_high = start - timedelta(minutes=1), start + timedelta(seconds=30)
-    command = [
-        sys.executable,
-        "-m",
-        "airflow",
-        "backfill",
-        "create",
-        "--dag-id",
-        "bounded_cli",
-        "--from-date",
-        cli_low.isoformat(),
-        "--to-date",
-        cli_high.isoformat(),
-        "--run-backwards",
-    ]
-    env = dict(stack.env)
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False, cwd=os.getcwd())
-    assert result.returncode == 0, result.stdout + result.stderr
-    runs = stack.wait_until(lambda: stack.runs("bounded_cli") if len(stack.runs("bounded_cli")) >= 4 else None, 60)
-    got = sorted((run.data_interval_start, run.data_interval_end, run.run_after) for run in runs)
-    assert got == [(start + k * TEN, start + (k + 1) * TEN, start + (k + 1) * TEN) for k in range(4)]
-    assert scheduler_tracebacks(stack) == []
-    report("backfill", api=run_rows(stack.runs("bounded_api")), cli=run_rows(runs))
-
-
-SWITCH_BEFORE = '''"""A DAG on Airflow's default timetable for a cron string (CronTriggerTimetable), every 10 s."""
-from datetime import datetime, timezone
-from airflow.providers.standard.operators.empty import EmptyOperator
-from airflow.sdk import DAG
-
-with DAG(dag_id="switch", schedule="* * * * * */10", start_date=datetime.fromisoformat({start!r}),
-         catchup=False, is_paused_upon_creation=False):
-    EmptyOperator(task_id="job")
-'''
-
-SWITCH_AFTER = '''"""The same DAG moved to HopsworksTimetable."""
-from datetime import datetime
-from airflow.providers.standard.operators.empty import EmptyOperator
-from airflow.sdk import DAG
-from hops_timetable import hops_schedule
-
-with DAG(dag_id="switch", is_paused_upon_creation=False,
-         **hops_schedule("0/10 * * * * ?", start_time=datetime.fromisoformat({start!r}), max_active_runs=4)):
-    EmptyOperator(task_id="job")
-'''
-
-
-def test_a_dag_switched_from_a_cron_string_to_hopsworks_timetable_keeps_running(
-    stacks: StackFactory, tmp_path: Path
-) -> None:
-    stack = stacks("switch")
-    start = (floor_to(utcnow(), 10) - timedelta(minutes=1)).isoformat()
-    path = stack.dags_folder / "switch.py"
-    path.write_text(SWITCH_BEFORE.format(start=start))
-    before = wait_runs(stack, "switch", lambda r: len(r) >= 2, 120, "two CronTriggerTimetable runs")
-    assert all(run.data_interval_start == run.data_interval_end for run in before), run_rows(before)
-    tmp = stack.dags_folder / ".switch.tmp"
-    tmp.write_text(SWITCH_AFTER.format(start=start))
-    os.replace(tmp, path)
-    switched_at = utcnow()
-
-    wait_runs(
-        stack,
-        "switch",
-        lambda r: len([x for x in r if x.data_interval_start != x.data_interval_end]) >= 3,
-        150,
-        "three HopsworksTimetable runs after the switch",
-    )
-    runs = stack.runs("switch")
-    assert_unique_logical_dates(stack, "switch")
-    assert [r.run_after for r in runs] == sorted({r.run_after for r in runs})
-    after = [r for r in runs if r.data_interval_start != r.data_interval_end]
-    for previous, current in itertools.pairwise(after):
-        assert current.data_interval_start == previous.data_interval_end, run_rows(after)
-    for run in after[1:]:
-        assert run.run_after - run.data_interval_start == TEN
-    assert scheduler_tracebacks(stack) == []
-    report("switch", switched_at=switched_at, runs=run_rows(runs))
