@@ -3,8 +3,8 @@
 Deployments often serve Airflow at ``https://host/<prefix>/`` with ``[api] base_url`` set to it, behind a reverse
 proxy whose only route is that prefix. Here the proxy is ``prefix_proxy.py``: a request outside the prefix is
 refused and logged. A real browser, talking to the proxy alone, opens a DAG's Hopsworks tab, follows the tab's link
-to a scheduled run, and opens that run's tab; every page must show its content, every URL must stay under the
-prefix, and the proxy must have refused nothing the tab asked for.
+to a scheduled run, makes a run with the tab's "Run with time window" form, and opens the run's tab; every page must
+show its content, every URL must stay under the prefix, and the proxy must have refused nothing the tab asked for.
 """
 
 from __future__ import annotations
@@ -97,6 +97,13 @@ def test_the_tabs_and_their_run_link_load_through_a_proxy_that_forwards_only_air
     wait.until(ec.element_to_be_clickable((By.ID, "back"))).click()
     wait.until(ec.presence_of_element_located((By.ID, "fires")))
     assert browser.execute_script("return window.location.href") == f"{public}/hops/dags/{DAG_ID}"
+    # The tab's "Run with time window" form: its post stays under the prefix, passes the same-origin check with the
+    # proxy's origin, and the run is made by the api-server's REST API under Airflow's root path.
+    for name, value in (("start_time", "2026-01-01T09:00:00Z"), ("end_time", "2026-01-01T10:00:00Z")):
+        browser.find_element(By.ID, f"hops-{name}").send_keys(value)
+    browser.find_element(By.ID, "window-form-submit").click()
+    made = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#window-runs tr.new[data-run-id]")))
+    assert [r.run_id for r in stack.runs(DAG_ID) if r.run_type == "manual"] == [made.get_attribute("data-run-id")]
     browser.switch_to.default_content()
 
     browser.get(f"{public}/dags/{DAG_ID}/runs/{quote(run.run_id, safe='')}/plugin/hopsworks-run")
