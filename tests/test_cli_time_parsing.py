@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
+from support import UTC
 
 from hops_timetable.cli import BadInput, parse_time
-
-UTC = timezone.utc
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
+from support import UTC
 
 from hops_timetable import hops_schedule
-
-UTC = timezone.utc
 
 
 def test_start_after_the_last_fire_of_a_year_limited_schedule_is_refused() -> None:

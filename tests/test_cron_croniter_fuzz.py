@@ -20,16 +20,16 @@ import importlib.metadata
 import os
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pytest
 from croniter import croniter
 from croniter.croniter import CroniterBadDateError
 from fuzzing import examples
+from support import UTC
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
-UTC = timezone.utc
 FIRES = 20
 CHUNKS = 4
 PER_CHUNK = examples(25_000)

@@ -10,19 +10,19 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from croniter import croniter
 from croniter.croniter import CroniterBadDateError
+from support import UTC
 
 from hops_timetable import HopsworksTimetable, hops_schedule
 from hops_timetable.cli import main
 from hops_timetable.cli.importer import import_schedules
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
-UTC = timezone.utc
 STARTS = (datetime(2024, 2, 10, 13, 5, 17, tzinfo=UTC), datetime(2031, 12, 30, 23, 59, tzinfo=UTC))
 
 

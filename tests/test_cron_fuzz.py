@@ -6,15 +6,15 @@ answers every query at once.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
-UTC = timezone.utc
 PROBES = [
     datetime(1965, 6, 1, tzinfo=UTC),
     datetime(2024, 3, 15, 10, 0, 0, 500_000, tzinfo=UTC),

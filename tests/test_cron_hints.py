@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import calendar
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 
 import pytest
 from croniter import croniter
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 
-UTC = timezone.utc
 BEGIN = datetime(2024, 1, 1, tzinfo=UTC)
 END = datetime(2033, 1, 1, tzinfo=UTC)
 

@@ -19,10 +19,10 @@ from croniter.croniter import CroniterBadDateError
 from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable.core.cron import QuartzCron
 
-UTC = timezone.utc
 DOW_NAMES = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
 MONTH_NAMES = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
 SPAN_DAYS = 1200

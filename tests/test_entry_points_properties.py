@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pendulum
 from airflow.timetables.base import DagRunInfo, TimeRestriction
@@ -21,12 +21,12 @@ from airflow.timetables.interval import CronDataIntervalTimetable
 from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable import HopsworksTimetable, _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 
-UTC = timezone.utc
 BASE = datetime(2026, 1, 5, tzinfo=UTC)
 CRONS = ["0 0 * ? * * *", "0 0/20 * ? * * *", "0 0 9,17 ? * *", "0 30 10 ? * MON-FRI", "0 0 0/6 ? * * *"]
 _TICK = timedelta(microseconds=1)

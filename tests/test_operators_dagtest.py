@@ -13,14 +13,13 @@ import re
 import shlex
 import sys
 import textwrap
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-UTC = timezone.utc
+from support import UTC
 
 DAG_FILE = '''
 """Test DAG: every task records the HOPS_* variables and the job arguments it sees."""

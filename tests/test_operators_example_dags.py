@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support import UTC
 
 from hops_timetable import HopsworksTimetable
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "dags"
-UTC = timezone.utc
 
 
 def test_every_example_dag_imports_and_uses_the_hopsworks_timetable() -> None:

@@ -6,20 +6,20 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pytest
 from croniter import croniter
 from fuzzing import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable.core.parity import load_executions, load_ledger, load_schedule_versions, parity
 from hops_timetable.core.parity.exports import MAX_EXECUTIONS
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
 
-UTC = timezone.utc
 DAY0 = datetime(2026, 5, 1, tzinfo=UTC)
 END = DAY0 + timedelta(days=2)
 

@@ -30,13 +30,13 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from fuzzing import examples
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from support import UTC
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.cron import LAST_YEAR, MAX_YEAR, MIN_YEAR, CronSyntaxError, QuartzCron
 from hops_timetable.core.validation import MAX_OFFSET_SECONDS
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsTimetableWarning, HopsworksTimetable
 
-UTC = timezone.utc
 TICK = timedelta(microseconds=1)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 T = TypeVar("T")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+from support import UTC
 
 from hops_timetable.testing import (
     assert_dag_matches_schedule,
@@ -19,7 +20,6 @@ from hops_timetable.testing import (
 )
 
 DATA = Path(__file__).parent / "data" / "parity"
-UTC = timezone.utc
 BETWEEN = (datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 1, 18, tzinfo=UTC))
 
 
