@@ -259,7 +259,12 @@ def sent(app_module: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tupl
 
     async def fake_send(call: TriggerRequest, tls: Any) -> tuple[int, Any]:
         calls.append((call, tls))
-        status, payload = answers["viewer" if "viewer" in call.headers.get("Authorization", "") else "ok"]
+        who = call.headers.get("Authorization", "")
+        if "busy" in who:  # Airflow failing after (busy-made) or before (busy-lost) it committed the run
+            if call.method == "POST":
+                return 500, {"detail": "Database error"}
+            return (200, {}) if "made" in who else (404, {"detail": "not found"})
+        status, payload = answers["viewer" if "viewer" in who else "ok"]
         return status, {**payload, "dag_run_id": call.json["dag_run_id"]} if status == 200 else payload
 
     async def fake_user() -> object:
@@ -317,6 +322,20 @@ def test_the_endpoint_passes_airflows_403_on_and_refuses_bad_windows_and_other_s
     assert huge.status_code == 413
     # Only the denied one reached Airflow (which made no run); the others stopped here.
     assert len(sent) == 1
+
+
+def test_a_failed_call_counts_as_made_when_airflow_has_the_run_and_never_makes_a_second(
+    app_module: Any, sent: list[tuple[TriggerRequest, Any]]
+) -> None:
+    hops = client(app_module)
+    made = hops.post("/hops/api/dags/etl/runs", json=WINDOW, headers={**FORM, "Authorization": "Bearer busy-made"})
+    assert made.status_code == 201, made.text
+    (post, _), (get, _) = sent
+    assert (post.method, get.method) == ("POST", "GET") and get.json == {}
+    assert get.url == f"{post.url}/{post.json['dag_run_id']}" and made.json()["run_id"] == post.json["dag_run_id"]
+    lost = hops.post("/hops/api/dags/etl/runs", json=WINDOW, headers={**FORM, "Authorization": "Bearer busy-lost"})
+    assert lost.status_code == 500 and "Database error" in lost.json()["message"]
+    assert [c.method for c, _ in sent] == ["POST", "GET", "POST", "GET"]
 
 
 def test_the_endpoint_answers_401_without_a_credential_before_reading_the_post(app_module: Any) -> None:

@@ -226,7 +226,7 @@ async def _send(call: window_form.TriggerRequest, tls: Any) -> tuple[int, Any]:
 
     try:
         async with httpx.AsyncClient(verify=tls if tls is not None else True, timeout=60.0) as client:
-            answer = await client.request(call.method, call.url, json=call.json, headers=call.headers)
+            answer = await client.request(call.method, call.url, json=call.json or None, headers=call.headers)
     except httpx.HTTPError as exc:
         raise window_form.FormRefused(502, f"Airflow's REST API did not answer: {type(exc).__name__}") from None
     try:
@@ -265,7 +265,12 @@ async def run_with_window(dag_id: str, request: Request, user: UserDep) -> JSONR
         )
         token = window_form.credential(request.headers, request.cookies)
         call = window_form.trigger_request(root, dag_id, conf, token, window_form.new_run_id())
-        status, body = await _send(call, tls)
+        try:
+            status, body = await _send(call, tls)
+        except window_form.FormRefused:
+            status, body = 502, {"detail": "Airflow's REST API did not answer"}
+        if status >= 500 and (await _send(window_form.lookup_request(call), tls))[0] == 200:
+            status, body = 200, {"dag_run_id": call.json["dag_run_id"]}
         return JSONResponse(window_form.answer_of(status, body, call), status_code=201)
     except window_form.FormRefused as exc:
         return JSONResponse(exc.payload(), status_code=exc.status)

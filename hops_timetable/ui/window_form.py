@@ -42,6 +42,7 @@ __all__ = [
     "check_same_origin",
     "credential",
     "form_section",
+    "lookup_request",
     "new_run_id",
     "trigger_request",
     "window_conf",
@@ -227,6 +228,15 @@ def trigger_request(api_root: str, dag_id: str, conf: dict[str, Any], token: str
         },
         headers,
     )
+
+
+def lookup_request(call: TriggerRequest) -> TriggerRequest:
+    """Airflow's ``GET`` of the run *call* asks for: whether a call that failed made the run all the same.
+
+    Airflow's REST API can commit the run and then fail (a busy SQLite refusing the audit log's row); the run id is
+    the form's own, so asking for it tells a run made from none, rather than report a failure the user would repeat.
+    """
+    return TriggerRequest("GET", f"{call.url}/{quote(call.json['dag_run_id'], safe='')}", {}, call.headers)
 
 
 def answer_of(status: int, body: object, request: TriggerRequest) -> dict[str, Any]:
