@@ -26,6 +26,7 @@ _HOST_TOKENS = (
     ("--head", "colors-bg-muted"),
     ("--subtle", "colors-bg-subtle"),
     ("--link", "colors-fg-info"),
+    ("--brand", "colors-brand-solid"),
     ("--ran", "colors-success-solid"),
     ("--running", "colors-running-solid"),
     ("--failed", "colors-failed-solid"),
@@ -39,7 +40,7 @@ _HOST_TOKENS = (
 )
 
 _LIGHT = """
---bg:#fff;--fg:#1a2233;--muted:#4b5b73;--border:#e1e6ee;--head:#f1f4f8;--subtle:#f8fafc;--link:#1f5fd6;
+--bg:#fff;--fg:#1a2233;--muted:#4b5b73;--border:#e1e6ee;--head:#f1f4f8;--subtle:#f8fafc;--link:#1f5fd6;--brand:#2b5a8c;
 --ran:#16833a;--running:#1b8fb0;--failed:#d32f2f;--missed:#e8590c;--dropped:#e9b949;--due:#8892a6;--skipped:#c3cad6;
 --conf:#8e44d0;--gap:rgba(211,47,47,.16);--interval:#8a97ab;
 --ran-text:#15803d;--running-text:#1f5fd6;--failed-text:#c62828;--missed-text:#c2410c;--dropped-text:#9a6b00;
@@ -48,7 +49,7 @@ _LIGHT = """
 """
 
 _DARK = """
---bg:#1b2030;--fg:#f4f6fa;--muted:#b1bccd;--border:#323a4d;--head:#232a3b;--subtle:#151a27;--link:#9cc3ff;
+--bg:#1b2030;--fg:#f4f6fa;--muted:#b1bccd;--border:#323a4d;--head:#232a3b;--subtle:#151a27;--link:#9cc3ff;--brand:#2b5a8c;
 --ran:#2f9e57;--running:#2aa3c4;--failed:#e5484d;--missed:#f76b15;--dropped:#c89a2c;--due:#7c879b;--skipped:#4e586b;
 --conf:#a66ee0;--gap:rgba(229,72,77,.22);--interval:#7c8aa1;
 --ran-text:#6fdc8c;--running-text:#9cc3ff;--failed-text:#ff8f8f;--missed-text:#ffb27a;--dropped-text:#f1cd6a;
@@ -85,6 +86,12 @@ svg .gap,.legend i.gap{fill:var(--gap);background:var(--gap)}
 svg .interval,.legend i.interval{fill:var(--interval);background:var(--interval)}
 svg .planned{stroke:var(--muted);stroke-dasharray:2,2}svg .edge{fill:var(--muted)}
 table#run th{background:none;color:var(--muted);font-weight:500}
+input,button{font:inherit;font-size:13px;color:var(--fg);background:var(--bg);border:1px solid var(--border);
+border-radius:6px;padding:4px 8px;margin:2px 0}
+input.mono{font-family:var(--mono);font-size:12px}input[aria-invalid=true]{border-color:var(--failed)}
+button{background:var(--brand);color:#fff;border-color:transparent;font-weight:600;cursor:pointer}
+button:disabled{opacity:.6;cursor:default}
+input:focus,button:focus-visible{outline:2px solid var(--link);outline-offset:1px}
 """
 
 
