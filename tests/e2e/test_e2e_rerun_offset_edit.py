@@ -1,8 +1,9 @@
 """The offset edited while the DAG runs, on a real scheduler: a run keeps the offset it was made with, also when it
 starts after the edit, and a cleared run replays the window it first processed.
 
-The three re-run scenarios (this one, ``test_e2e_rerun_offset_edit.py`` and ``test_e2e_rerun_ways.py``) each stop
-or edit their own stack, so they cannot share one; as three modules, ``--dist loadfile`` runs them side by side.
+The three re-run scenarios (``test_e2e_rerun_takeover.py``, ``test_e2e_rerun_offset_edit.py`` and
+``test_e2e_rerun_ways.py``) each stop or edit their own stack, so they cannot share one; as three modules,
+``--dist loadfile`` runs them side by side.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """A backfill with ``reprocess_behavior=completed`` takes over manual runs (one with a conf window) on a real
 scheduler: each then processes its logical date's scheduled window, and the range has no gap and no window twice.
 
-The three re-run scenarios (this one, ``test_e2e_rerun_offset_edit.py`` and ``test_e2e_rerun_ways.py``) each stop
-or edit their own stack, so they cannot share one; as three modules, ``--dist loadfile`` runs them side by side.
+The three re-run scenarios (``test_e2e_rerun_takeover.py``, ``test_e2e_rerun_offset_edit.py`` and
+``test_e2e_rerun_ways.py``) each stop or edit their own stack, so they cannot share one; as three modules,
+``--dist loadfile`` runs them side by side.
 """
 
 from __future__ import annotations

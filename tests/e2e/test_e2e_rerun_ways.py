@@ -6,8 +6,9 @@
 * ``AssetOrTimeSchedule`` around the timetable, and a schedule that can never run, fail the DAG's import with the
   reason.
 
-The three re-run scenarios (this one, ``test_e2e_rerun_offset_edit.py`` and ``test_e2e_rerun_ways.py``) each stop
-or edit their own stack, so they cannot share one; as three modules, ``--dist loadfile`` runs them side by side.
+The three re-run scenarios (``test_e2e_rerun_takeover.py``, ``test_e2e_rerun_offset_edit.py`` and
+``test_e2e_rerun_ways.py``) each stop or edit their own stack, so they cannot share one; as three modules,
+``--dist loadfile`` runs them side by side.
 """
 
 from __future__ import annotations
