@@ -24,6 +24,7 @@ def hops_window_params() -> dict[str, Any]:
     # Short: Airflow copies DAG params, descriptions included, into every task of the serialized DAG.
     help_text = (
         "Optional: the HOPS window of this manual run, as in Hopsworks' job.run(start_time=..., end_time=...). "
+        "Only these two fields give the tasks a window; Airflow's own data interval and logical date do not. "
         "Typed in the UI's time zone, passed on in UTC. Leave both empty for a run without a window."
     )
     return {
