@@ -12,9 +12,9 @@ from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.window import hops_window, window_rule
+from hops_timetable.core.window import window_rule
 from hops_timetable.ui.render import PAGE_FIRES, TIMELINE_ROWS, build_page, dag_page, page_json, schedule_in_words
-from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
+from hops_timetable.ui.run_tab import RunFacts, run_page
 
 UTC = timezone.utc
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -267,7 +267,7 @@ def test_the_history_strip_draws_a_million_fires_in_a_pixel_column_each_at_most(
 
 def _facts(run: RunRecord, offset: int | None = None, **legacy: list[str]) -> str:
     item = run_window(run, offset, settings().policy())
-    return run_page("d", RunFacts(item, carried_source(run, offset, None), legacy))  # type: ignore[arg-type]
+    return run_page("d", RunFacts(item, item.carried, legacy))  # type: ignore[arg-type]
 
 
 def _source(page: str) -> str:
@@ -292,9 +292,9 @@ def test_the_run_tab_names_what_the_run_carried() -> None:
     assert by_conf == 'conf: conf["hops_window"] of the run'
     # A backfill that took over a manual run processes the scheduled window of its logical date.
     taken = RunRecord("b", "backfill", "success", fire, fire, fire, fire + timedelta(minutes=7))
-    replay = carried_source(taken, None, lambda at: hops_window(at, at + HOUR))
-    assert replay == "scheduled run replayed"
-    page = run_page("d", RunFacts(run_window(taken, None, settings().policy()), replay))
+    item = run_window(taken, None, settings().policy())
+    assert item.carried == "scheduled run replayed"
+    page = run_page("d", RunFacts(item, item.carried))
     assert _source(page).startswith("scheduled run replayed: a backfill took this run over")
 
 

@@ -34,7 +34,7 @@ from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import window_form
 from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json
-from hops_timetable.ui.run_tab import RunFacts, carried_source, run_page
+from hops_timetable.ui.run_tab import RunFacts, run_page
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -192,9 +192,7 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
     if not found:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
     item = run_window(found[0], settings.offset, settings.policy())
-    # What the run's tasks get, asked as the operators ask it (the timetable replays a backfill's scheduled window).
-    source = carried_source(found[0], settings.offset, dag.timetable.replayed_window)
-    return RunFacts(item, source, _legacy_modes(dag))
+    return RunFacts(item, item.carried, _legacy_modes(dag))
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")

@@ -19,19 +19,15 @@ from hops_timetable.core.conf_window import (
     CONF_KEY,
     END_PARAM,
     START_PARAM,
-    HopsWindowError,
     LegacyArgs,
-    Replay,
-    RunWindowError,
     conf_with_form_window,
     legacy_arguments,
-    resolve_run_window,
 )
-from hops_timetable.core.coverage import RunRecord, RunWindow
+from hops_timetable.core.coverage import RunWindow
 from hops_timetable.core.window import duration_text, format_hops_time
 from hops_timetable.ui.style import page
 
-__all__ = ["RunFacts", "carried_source", "form_keys", "run_page"]
+__all__ = ["RunFacts", "form_keys", "run_page"]
 
 
 def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
@@ -39,29 +35,6 @@ def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
     if not isinstance(conf, Mapping) or conf_with_form_window(conf) is conf:
         return ()
     return tuple(key for key in (START_PARAM, END_PARAM) if conf.get(key) not in (None, ""))
-
-
-def carried_source(run: RunRecord, offset_seconds: int | None, replay: Replay | None) -> str | None:
-    """The source :func:`resolve_run_window` gives *run*'s tasks: ``"scheduler"``, ``"conf"``, ``"scheduled run
-    replayed"`` (with what was ignored), ``None`` for no window; ``"conf"`` for an invalid conf window."""
-    interval = None
-    if run.data_interval_start is not None and run.data_interval_end is not None:
-        interval = (run.data_interval_start, run.data_interval_end)
-    try:
-        return resolve_run_window(
-            run_type=run.run_type,
-            data_interval=interval,
-            conf=conf_with_form_window(run.conf),
-            offset_seconds=offset_seconds,
-            run_after=run.run_after,
-            logical_date=run.logical_date,
-            replay=replay,
-            run_id=run.run_id,
-        )[1]
-    except HopsWindowError:
-        return "conf"
-    except RunWindowError:
-        return None
 
 
 @dataclass(frozen=True)

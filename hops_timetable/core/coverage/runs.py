@@ -53,12 +53,15 @@ class RunWindow:
     """The HOPS window a run's tasks see, and where it comes from: ``scheduler``, ``conf`` or ``None``.
 
     ``error`` is set (and ``window`` is ``None``) when ``conf["hops_window"]`` is invalid: such a run's tasks fail.
+    ``carried`` is the whole source :func:`resolve_run_window` names (``"scheduled run replayed"``, with what was
+    ignored), as the run tab shows it.
     """
 
     run: RunRecord
     window: HopsWindow | None
     source: str | None
     error: str | None = None
+    carried: str | None = None
 
     @property
     def processed(self) -> bool:
@@ -93,12 +96,13 @@ def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy
             run_id=run.run_id,
         )
     except HopsWindowError as exc:
-        return RunWindow(run, None, "conf", str(exc))
+        return RunWindow(run, None, "conf", str(exc), carried="conf")
     except RunWindowError as exc:
         return RunWindow(run, None, None, str(exc))
     if resolved.window is None:
         return RunWindow(run, None, None)
-    return RunWindow(run, resolved.window, "conf" if resolved.source == "conf" else "scheduler")
+    source = "conf" if resolved.source == "conf" else "scheduler"
+    return RunWindow(run, resolved.window, source, carried=resolved.source)
 
 
 _STATE_RANK = {"success": 3, "running": 2, "queued": 1}
