@@ -171,7 +171,7 @@ def audit_points(quick: bool) -> Iterator[Point]:
                     200, json={"dag_runs": items[offset : offset + limit], "total_entries": len(items)}
                 )
 
-            def client(self: Any, api: str, token: str, *, timeout: float = 30.0, handle: Any = handle) -> None:
+            def client(self: Any, api: str, token: str | None, *, timeout: float = 30.0, handle: Any = handle) -> None:
                 self._errors = httpx.HTTPError
                 self.http = httpx.Client(base_url=api, transport=httpx.MockTransport(handle))
 

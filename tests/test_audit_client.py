@@ -164,3 +164,13 @@ def test_a_write_that_keeps_failing_is_reported() -> None:
     with pytest.raises(AuditError, match="HTTP 500") as caught:
         apply_step(client, "d", gap_of_two_hours())
     assert caught.value.status == 500 and routes(seen).count("POST /api/v2/backfills") == 3
+
+
+def test_credentials_are_optional_for_an_airflow_that_needs_no_login() -> None:
+    from hops_timetable.cli.audit_client import Client
+    from hops_timetable.cli.errors import BadInput
+
+    assert "Authorization" not in Client.connect("http://airflow.invalid").http.headers
+    assert Client.connect("http://airflow.invalid", token="t").http.headers["Authorization"] == "Bearer t"
+    with pytest.raises(BadInput, match="--username is given without --password"):
+        Client.connect("http://airflow.invalid", username="admin")

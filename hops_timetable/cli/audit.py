@@ -126,17 +126,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _client(args: argparse.Namespace) -> Client:
-    token = args.token or os.environ.get(TOKEN_ENV)
-    if not token:
-        username = args.username or os.environ.get(USERNAME_ENV)
-        password = args.password or os.environ.get(PASSWORD_ENV)
-        if not username or not password:
-            raise BadInput(
-                f"no credentials: pass --token (or set ${TOKEN_ENV}) or --username and --password "
-                f"(or ${USERNAME_ENV}/${PASSWORD_ENV})"
-            )
-        token = Client.login(args.api, username, password)
-    return Client(args.api, token)
+    return Client.connect(
+        args.api,
+        token=args.token or os.environ.get(TOKEN_ENV),
+        username=args.username or os.environ.get(USERNAME_ENV),
+        password=args.password or os.environ.get(PASSWORD_ENV),
+    )
 
 
 def _chosen(args: argparse.Namespace, known: list[dict[str, Any]]) -> list[dict[str, Any]]:

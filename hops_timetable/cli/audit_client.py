@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from hops_timetable.cli.errors import AuditError
+from hops_timetable.cli.errors import AuditError, BadInput
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import FireCoverage, RunRecord
 from hops_timetable.core.repair import RepairKind, RepairStep
@@ -98,16 +98,30 @@ def airflow_time(text: object, name: str = "time") -> datetime | None:
 class Client:
     """Airflow's REST API and the plugin's JSON, over one ``httpx.Client`` with a bearer token."""
 
-    def __init__(self, api: str, token: str, *, timeout: float = 30.0) -> None:
+    def __init__(self, api: str, token: str | None, *, timeout: float = 30.0) -> None:
         # Imported here: the other commands of the CLI start without it.
         import httpx
 
         self._errors = httpx.HTTPError
-        self.http = httpx.Client(
-            base_url=api.rstrip("/"),
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
-            timeout=timeout,
-        )
+        headers = {"Accept": "application/json"}
+        if token is not None:  # None: an Airflow that needs no login (simple auth manager, all_admins)
+            headers["Authorization"] = f"Bearer {token}"
+        self.http = httpx.Client(base_url=api.rstrip("/"), headers=headers, timeout=timeout)
+
+    @classmethod
+    def connect(
+        cls, api: str, *, token: str | None = None, username: str | None = None, password: str | None = None
+    ) -> Client:
+        """A client with the token given, or one from logging in with *username* and *password*, or none (an
+        Airflow that needs no login: were one needed, the first request's 401 says which options to pass)."""
+        if token:
+            return cls(api, token)
+        if username and password:
+            return cls(api, cls.login(api, username, password))
+        if username or password:
+            given, missing = ("--username", "--password") if username else ("--password", "--username")
+            raise BadInput(f"{given} is given without {missing}: pass both, or --token, or neither", missing)
+        return cls(api, None)
 
     @staticmethod
     def login(api: str, username: str, password: str, *, timeout: float = 30.0) -> str:

@@ -114,16 +114,12 @@ def airflow_side(
     from hops_timetable.cli.audit import PASSWORD_ENV, TOKEN_ENV, USERNAME_ENV, Client, Settings
     from hops_timetable.core.coverage import run_window
 
-    token = token or os.environ.get(TOKEN_ENV)
-    if not token:
-        username = username or os.environ.get(USERNAME_ENV)
-        password = password or os.environ.get(PASSWORD_ENV)
-        if not username or not password:
-            raise BadInput(
-                f"--airflow-api needs credentials: pass --token (or set ${TOKEN_ENV}) or --username and --password"
-            )
-        token = Client.login(api, username, password)
-    client = Client(api, token)
+    client = Client.connect(
+        api,
+        token=token or os.environ.get(TOKEN_ENV),
+        username=username or os.environ.get(USERNAME_ENV),
+        password=password or os.environ.get(PASSWORD_ENV),
+    )
     by_id = {d["dag_id"]: d for d in client.hops_dags()}
     if dag_id not in by_id:
         found = ", ".join(sorted(by_id)) or "none"
