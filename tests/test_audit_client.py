@@ -174,3 +174,5 @@ def test_credentials_are_optional_for_an_airflow_that_needs_no_login() -> None:
     assert Client.connect("http://airflow.invalid", token="t").http.headers["Authorization"] == "Bearer t"
     with pytest.raises(BadInput, match="--username is given without --password"):
         Client.connect("http://airflow.invalid", username="admin")
+    with pytest.raises(BadInput, match="--api 'not a url' is not an Airflow address"):
+        Client.connect("not a url")

@@ -114,6 +114,13 @@ class Client:
     ) -> Client:
         """A client with the token given, or one from logging in with *username* and *password*, or none (an
         Airflow that needs no login: were one needed, the first request's 401 says which options to pass)."""
+        if not api.startswith(("http://", "https://")):
+            raise BadInput(
+                f"--api {short_repr(api, 200)} is not an Airflow address: expected http:// or https://, for example "
+                "http://127.0.0.1:8080",
+                "--api",
+                api,
+            )
         if token:
             return cls(api, token)
         if username and password:
