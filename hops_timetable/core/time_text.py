@@ -102,6 +102,12 @@ def _strict(name: str, text: str) -> datetime:
 
 def _lenient(name: str, text: str) -> datetime:
     stripped = text.strip()
+    if stripped[-1:] == "z":
+        stripped = stripped[:-1] + "Z"
+    if _STRICT.fullmatch(stripped):
+        # Whatever the strict form reads, this one reads alike on every Python (3.10's fromisoformat takes neither
+        # "Z" nor fractions of other than 3 or 6 digits).
+        return _strict(name, stripped)
     iso = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
     zone = _ZONE.search(iso)
     if zone is not None and int(zone.group(1)) > 59:
