@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from hops_timetable.core.coverage import RunRecord
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.run_offset import mark_offset
 
 UTC = timezone.utc
 HOUR = timedelta(hours=1)
@@ -19,10 +20,13 @@ def at(hour: int, minute: int = 0) -> datetime:
     return START + timedelta(hours=hour, minutes=minute)
 
 
-def scheduled(hour: int, state: str = "success", queued: datetime | None = None) -> RunRecord:
-    """The scheduled run of the fire at START + hour, queued at its fire unless said otherwise."""
+def scheduled(
+    hour: int, state: str = "success", queued: datetime | None = None, offset: int | None = None
+) -> RunRecord:
+    """The scheduled run of the fire at START + hour, queued at its fire unless said otherwise, made with *offset*
+    (its id carries it, as the timetable's do)."""
     return RunRecord(
-        run_id=f"scheduled__{hour:02d}",
+        run_id=mark_offset(f"scheduled__{hour:02d}", offset),
         run_type="scheduled",
         state=state,
         run_after=at(hour),

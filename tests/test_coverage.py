@@ -93,15 +93,14 @@ def test_windows_move_with_the_offset_and_overlap_a_conf_window_partially() -> N
     # start_time_offset_seconds = 25 h: the run of 02:00 ([01:00, 02:00)) processed [00:00, 01:00) a day earlier.
     offset = 25 * 3600
     policy = CatchupPolicy(HOURLY, start=START)
-    runs = [scheduled(1), scheduled(2), manual("manual__late", at(-24, 30), at(-23, 30))]
+    runs = [scheduled(1, offset=offset), scheduled(2, offset=offset), manual("manual__late", at(-24, 30), at(-23, 30))]
     result = coverage(policy, True, offset, runs, now=at(2, 1))
     windows = {w.run.run_id: (w.window.start, w.window.end, w.source) for w in result.runs if w.window}
-    assert windows["scheduled__02"] == (at(-24), at(-23), "scheduler")
+    second = "scheduled__02__hops_offset_90000s"
+    assert windows[second] == (at(-24), at(-23), "scheduler")
     assert windows["manual__late"] == (at(-24, 30), at(-23, 30), "conf")
     # Only its first half lies inside the window of 02:00 ([-24 h, -23 h)); the rest is covered by it alone.
-    assert [(o.start, o.end, o.run_ids) for o in result.overlaps] == [
-        (at(-24, 30), at(-23), ("manual__late", "scheduled__02"))
-    ]
+    assert [(o.start, o.end, o.run_ids) for o in result.overlaps] == [(at(-24, 30), at(-23), ("manual__late", second))]
     assert result.duplicates == []
     assert result.complete and not result.ok
     assert result.verdict().startswith("overlaps found: all 2 expected window(s) up to 2026-01-01T02:01:00Z processed")

@@ -18,6 +18,7 @@ from airflow.timetables.base import TimeRestriction
 from support import HOURLY, utc
 
 from hops_timetable import hops_schedule
+from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import (
     HopsBashOperator,
@@ -30,7 +31,10 @@ from hops_timetable.operators import (
 
 
 def runtime_run(
-    run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[str, Any] | None = None
+    run_type: str,
+    interval: tuple[datetime, datetime] | None,
+    conf: dict[str, Any] | None = None,
+    run_id: str | None = None,
 ) -> RuntimeDagRun:
     """The DagRun model the task runtime puts into ``context["dag_run"]``."""
     run_after = utc(2026, 1, 1, 10) if interval is None else interval[1]
@@ -41,7 +45,7 @@ def runtime_run(
         extra["partition_key"] = None
     return RuntimeDagRun(
         dag_id="d",
-        run_id=f"{run_type}__1",
+        run_id=run_id or f"{run_type}__1",
         logical_date=None if interval is None else interval[0],
         data_interval_start=None if interval is None else interval[0],
         data_interval_end=None if interval is None else interval[1],
@@ -56,11 +60,16 @@ def runtime_run(
     )
 
 
-def orm_run(run_type: str, interval: tuple[datetime, datetime] | None, conf: dict[str, Any] | None = None) -> OrmDagRun:
+def orm_run(
+    run_type: str,
+    interval: tuple[datetime, datetime] | None,
+    conf: dict[str, Any] | None = None,
+    run_id: str | None = None,
+) -> OrmDagRun:
     """The metadata database's DagRun, as the scheduler creates it."""
     return OrmDagRun(
         dag_id="d",
-        run_id=f"{run_type}__1",
+        run_id=run_id or f"{run_type}__1",
         logical_date=None if interval is None else interval[0],
         data_interval=interval,
         run_after=utc(2026, 1, 1, 10),
@@ -107,7 +116,9 @@ def test_scheduled_and_backfill_runs_see_their_interval(make_run: RunFactory, ru
 def test_the_dag_offset_moves_the_window(make_run: RunFactory) -> None:
     # Seed example: hourly, offset 25 h, the 11:00 fire sees [09:00, 10:00) of the previous day.
     dag = hops_dag(start_time_offset_seconds=25 * 3600)
-    got = hops_env(context_for(dag, make_run("scheduled", (utc(2026, 1, 2, 10), utc(2026, 1, 2, 11)))))
+    # The scheduler's id for a run made with the offset carries it (an unmarked scheduled id means offset 0).
+    run = make_run("scheduled", (utc(2026, 1, 2, 10), utc(2026, 1, 2, 11)), run_id=mark_offset("s", 25 * 3600))
+    got = hops_env(context_for(dag, run))
     assert got == {
         "HOPS_START_TIME": "2026-01-01T09:00:00Z",
         "HOPS_END_TIME": "2026-01-01T10:00:00Z",
@@ -156,7 +167,7 @@ def test_a_dag_without_hopsworks_timetable_gets_its_interval_without_offset() ->
 
 def test_the_dag_is_found_through_the_task_when_the_context_has_none() -> None:
     dag = hops_dag(start_time_offset_seconds=3600)
-    context = {"task": dag.task_dict["t"], "dag_run": runtime_run("scheduled", INTERVAL)}
+    context = {"task": dag.task_dict["t"], "dag_run": runtime_run("scheduled", INTERVAL, run_id=mark_offset("s", 3600))}
     assert hops_env(context)["HOPS_START_TIME"] == "2026-01-01T08:00:00Z"
 
 

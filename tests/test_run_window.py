@@ -17,6 +17,7 @@ from airflow.models.backfill import _get_info_list
 from airflow.providers.standard.operators.empty import EmptyOperator
 from airflow.sdk import DAG
 from airflow.sdk.api.datamodels._generated import DagRun as RuntimeDagRun
+from airflow.timetables.base import DataInterval
 from airflow.timetables.trigger import CronTriggerTimetable
 from airflow.utils.types import DagRunType
 from hypothesis import given
@@ -140,7 +141,7 @@ def test_a_scheduled_run_keeps_the_offset_it_was_made_with_after_an_edit() -> No
         run_id=new_id,
     )
     assert env(edited, after)["HOPS_START_TIME"] == "2026-12-03T20:30:07Z"
-    # A run made before this release (no offset in its id) reads the DAG's offset, as before.
+    # A scheduled run whose id has no marker was made with no offset: it keeps its own interval as its window.
     legacy = run(
         "scheduled",
         (at(20, 30), at(20, 30, 10)),
@@ -148,7 +149,31 @@ def test_a_scheduled_run_keeps_the_offset_it_was_made_with_after_an_edit() -> No
         run_after=at(20, 30, 10),
         run_id="scheduled__x",
     )
-    assert env(edited, legacy)["HOPS_START_TIME"] == "2026-12-03T20:29:57Z"
+    assert env(edited, legacy)["HOPS_START_TIME"] == "2026-12-03T20:30:00Z"
+
+
+@pytest.mark.parametrize("offset", [None, 0])
+@pytest.mark.parametrize("run_type", list(DagRunType))
+def test_with_no_offset_every_run_id_is_airflows_own(run_type: DagRunType, offset: int | None) -> None:
+    ours = HopsworksTimetable("0 0 * ? * * *", start_time_offset_seconds=offset)
+    theirs = CronTriggerTimetable("0 * * * *", timezone="UTC")
+    fire = datetime(2026, 1, 1, 10, tzinfo=timezone.utc)
+    interval = DataInterval(fire - timedelta(hours=1), fire)
+    ids = [
+        timetable.generate_run_id(run_type=run_type, run_after=fire, data_interval=interval)
+        for timetable in (ours, theirs)
+    ]
+    assert ids[0] == ids[1]
+    assert ids[0].startswith(f"{run_type.value}__2026-01-01T")
+
+
+def test_with_an_offset_a_scheduled_run_id_is_airflows_own_then_the_marker() -> None:
+    fire = datetime(2026, 1, 1, 10, tzinfo=timezone.utc)
+    interval = DataInterval(fire - timedelta(hours=1), fire)
+    arguments: dict[str, Any] = {"run_type": DagRunType.SCHEDULED, "run_after": fire, "data_interval": interval}
+    run_id = HopsworksTimetable("0 0 * ? * * *", start_time_offset_seconds=3600).generate_run_id(**arguments)
+    airflows = CronTriggerTimetable("0 * * * *", timezone="UTC").generate_run_id(**arguments)
+    assert run_id == f"{airflows}__hops_offset_3600s"
 
 
 @pytest.mark.parametrize("run_type", [DagRunType.MANUAL, DagRunType.BACKFILL_JOB, DagRunType.ASSET_TRIGGERED])
@@ -160,7 +185,10 @@ def test_only_scheduled_run_ids_carry_the_offset(run_type: DagRunType) -> None:
 
 @given(st.text(max_size=80), st.one_of(st.none(), st.integers(0, 3_153_600_000)))
 def test_the_offset_reads_back_exactly_and_nothing_else_reads_as_one(prefix: str, offset: int | None) -> None:
-    assert marked_offset(mark_offset(prefix, offset)) == (offset or 0)
+    if offset:
+        assert marked_offset(mark_offset(prefix, offset)) == offset
+    else:
+        assert mark_offset(prefix, offset) == prefix
     if "__hops_offset_" not in prefix:
         assert marked_offset(prefix) is None
     for forged in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from datetime import datetime, timedelta, timezone
@@ -11,6 +12,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import window_rule
 from hops_timetable.ui.render import PAGE_FIRES, TIMELINE_ROWS, build_page, dag_page, page_json, schedule_in_words
@@ -282,7 +284,8 @@ def test_the_run_tab_names_what_the_run_carried() -> None:
     assert _source(_facts(scheduled)) == (
         "scheduler: the run's data interval [2026-01-01T04:00:00Z, 2026-01-01T05:00:00Z)"
     )
-    assert _source(_facts(scheduled, 90 * 60)).endswith(", moved 1 h 30 min earlier (start_time_offset_seconds)")
+    moved = dataclasses.replace(scheduled, run_id=mark_offset("s", 90 * 60))
+    assert _source(_facts(moved, 90 * 60)).endswith(", moved 1 h 30 min earlier (start_time_offset_seconds)")
     form = {"hops_window_start_time": "2026-01-01T01:00:00Z", "hops_window_end_time": "2026-01-01T02:00:00Z"}
     by_form = _source(_facts(RunRecord("m", "manual", "success", fire, conf=form)))
     assert by_form == (

@@ -180,6 +180,7 @@ def _scheduler_window(
     offset_seconds: int | None,
     replay: Replay | None,
     run_id: str | None,
+    scheduled: bool,
 ) -> tuple[HopsWindow, str]:
     start, end = (as_utc(value) for value in data_interval)
     # A timetable makes a run whose logical date is its interval's start and whose run_after is its end. Any other
@@ -197,6 +198,9 @@ def _scheduler_window(
         # The offset the run was made with, when its id carries it: an offset edited since does not move the
         # window of a run made before (a clear replays the same window).
         made_with = marked_offset(run_id)
+        if made_with is None and scheduled and run_id is not None:
+            # Airflow's own id, unmarked: the run was made with no offset (or by another timetable, which has none).
+            made_with = 0
         return hops_window(start, end, offset_seconds if made_with is None else made_with), "scheduler"
     if replay is not None:
         moment = start if logical_date is None else as_utc(logical_date)
@@ -240,10 +244,10 @@ def resolve_run_window(
     3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
        interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval (``run_after``
        at its end), the offset being the one *run_id* carries (:mod:`~hops_timetable.core.run_offset`: the one in
-       force when the run was made), else *offset_seconds*; for a run a backfill took over with its old
-       interval, the window of the scheduled run of its logical date (*replay*, from the DAG's
-       ``HopsworksTimetable``). A run of that kind that *replay* cannot explain, or an empty interval, raises
-       :class:`RunWindowError`.
+       force when the run was made; a scheduled run's id without one means 0), else *offset_seconds*; for a run
+       a backfill took over with its old interval, the window of the scheduled run of its logical date
+       (*replay*, from the DAG's ``HopsworksTimetable``). A run of that kind that *replay* cannot explain, or an
+       empty interval, raises :class:`RunWindowError`.
 
     The source is ``"conf"``, ``"operator env"``, ``"scheduler"``, ``"scheduled run replayed"``, one of the last
     two followed by ``" and operator env"``, or ``None`` (no window: a plain manual run gets an empty dict, and job
@@ -268,7 +272,9 @@ def resolve_run_window(
             own[key] = value
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return ResolvedWindow(own, "operator env" if own else None, None)
-    window, source = _scheduler_window(data_interval, run_after, logical_date, offset_seconds, replay, run_id)
+    window, source = _scheduler_window(
+        data_interval, run_after, logical_date, offset_seconds, replay, run_id, kind == "scheduled"
+    )
     values = {**window.as_env(), **own}
     if own:
         source = f"{source} and operator env"
