@@ -43,6 +43,7 @@ from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Sche
 from hops_timetable.core.schedule_words import describe
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
+from hops_timetable.croniter_check import check_with_croniter
 from hops_timetable.restriction import is_range_request, own_bounds, range_run
 from hops_timetable.setting import Setting
 
@@ -131,6 +132,8 @@ class HopsworksTimetable(Timetable):
             now=None if catchup is None else datetime.now(_STD_UTC),
             **{name: given[name] for name in argument_names()[1:]},
         )
+        # Built once per DAG file parse, never when the scheduler deserializes: a stored schedule passed this.
+        check_with_croniter(schedule.cron)
         if schedule.end_offset is not None:
             warnings.warn(
                 f"end_time_offset_seconds={schedule.end_offset} is ignored, as in Hopsworks: "

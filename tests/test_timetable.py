@@ -17,12 +17,13 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction
 from airflow.timetables.interval import CronDataIntervalTimetable
 from airflow_versions import dag_next_dagrun_info, dag_serialization_class
 from fuzzing import examples
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable import HopsWindow, HopsworksTimetable, hops_schedule
 from hops_timetable._compat import builtin_next_dagrun_info
 from hops_timetable.core.cron import CronSyntaxError
+from hops_timetable.core.validation import ArgumentError
 from hops_timetable.timetable import HopsTimetableWarning
 
 UTC = timezone.utc
@@ -286,13 +287,16 @@ OLD_CRONITER = tuple(int(p) for p in importlib.metadata.version("croniter").spli
 def test_same_runs_as_cron_data_interval_timetable_where_semantics_agree(
     minute: str, hour: str, dom: str, month: str, dow: str, day: int
 ) -> None:
-    # croniter 6.0 (in the pinned sets of Airflow 3.0 and 3.1) skips the first match of a day-of-month step after
-    # a short month (`0 0 */10 * *` goes from Feb 21 to Mar 11, not Mar 1): Airflow there disagrees with itself
-    # on newer croniter, so such a step is compared only where croniter is 6.2 or later.
-    assume(not ("/" in dom and OLD_CRONITER))
     expr = f"{minute} {hour} {dom} {month} {dow}"
     airflow_tt = CronDataIntervalTimetable(expr, timezone="UTC")
-    ours = HopsworksTimetable(expr)
+    try:
+        ours = HopsworksTimetable(expr)
+    except ArgumentError as refused:
+        # croniter 6.0 (in the pinned sets of Airflow 3.0 and 3.1) skips the first match of a day-of-month step
+        # after a short month (`0 0 */10 * *` goes from Feb 21 to Mar 11, not Mar 1): such a schedule is refused
+        # when it is built there, never run otherwise than Airflow runs it.
+        assert OLD_CRONITER and "/" in dom and "croniter 6.0" in str(refused)
+        return
     # A start on a cron boundary, catchup=True, no offset: the one setting where both agree.
     start = ours.cron.next_after(utc(2024, 1, 1) + timedelta(days=day))
     assert start is not None

@@ -9,6 +9,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import MAX_COUNT, UTC, check_count, parse_time
 from hops_timetable.cli.output import emit, fmt_time
 from hops_timetable.core.cron import QuartzCron
+from hops_timetable.croniter_check import check_with_croniter
 
 
 def cmd_next(args: argparse.Namespace) -> int:
@@ -18,6 +19,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     never = [lint for lint in cron.lints() if lint.startswith("never fires:")]
     if never:
         raise BadInput(f"{args.expression!r} {never[0]}")
+    check_with_croniter(cron, "expression")
     after = parse_time("--after", args.after) if args.after else datetime.now(UTC)
     check_count("-n", args.n, MAX_COUNT, "fire times")
     times: list[datetime] = []

@@ -12,6 +12,7 @@ from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import TimeTextError
 from hops_timetable.core.time_text import parse_time as read_time
 from hops_timetable.core.validation import MAX_OFFSET_SECONDS
+from hops_timetable.croniter_check import check_with_croniter
 
 PROG = "hops-timetable"
 
@@ -54,7 +55,7 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
     """The schedule of the shared options, validated as ``hops_schedule`` validates it (clock rules at *now*)."""
     # The rule the timetable applies when a DAG is built: a schedule that can never run is refused (exit 2), not
     # previewed as "no runs".
-    return Schedule.build(
+    schedule = Schedule.build(
         args.cron,
         now=now,
         names=_FLAGS,
@@ -65,6 +66,8 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
         max_catchup_runs=args.max_catchup_runs,
         catchup=args.catchup,
     )
+    check_with_croniter(schedule.cron, "--cron")
+    return schedule
 
 
 FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
