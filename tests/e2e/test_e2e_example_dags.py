@@ -107,6 +107,8 @@ def _runs(database: Path) -> list[sqlite3.Row]:
             return []
 
 
+# scripts/run-airflow, the newcomer's command, always sets up the development environment (uv.lock): tested there only.
+@pytest.mark.one_minor
 def test_run_airflow_gives_every_example_dag_green_first_runs_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     home = tmp_path / "home"
     port = free_port()

@@ -117,6 +117,7 @@ def postgres_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgre
 
 
 @pytest.mark.postgres
+@pytest.mark.one_minor  # the timetable's HA rules are the scheduler loop's, alike on every minor
 def test_two_schedulers_on_postgres_one_killed_midway(
     postgres_stack: PostgresStack, tmp_path: Path, record_property: Any
 ) -> None:
