@@ -190,9 +190,9 @@ def test_a_manual_run_ignores_the_interval_airflow_infers(dag_module: ModuleType
 
 def test_a_scheduled_run_shows_the_offset_window(dag_module: ModuleType, out_dir: Path) -> None:
     """A scheduled run, created as the scheduler creates it, with each task run by the task runtime."""
-    from airflow.models.dagrun import DagRun
     from airflow.sdk.api.datamodels._generated import TaskInstance as RuntimeTaskInstance
     from airflow.sdk.execution_time.supervisor import run_task_in_process
+    from airflow.timetables.base import DataInterval
     from airflow.utils.session import create_session
     from airflow.utils.state import DagRunState, TaskInstanceState
     from airflow.utils.types import DagRunTriggeredByType, DagRunType
@@ -208,7 +208,10 @@ def test_a_scheduled_run_shows_the_offset_window(dag_module: ModuleType, out_dir
     names = ["python", "bash", "injected_bash", "author"]
     with create_session() as session:
         dag_run = scheduler_dag.create_dagrun(
-            run_id=DagRun.generate_run_id(run_type=DagRunType.SCHEDULED, logical_date=start, run_after=fire),
+            # The scheduler asks the DAG's timetable for the id (an offset run's carries its offset).
+            run_id=scheduler_dag.timetable.generate_run_id(
+                run_type=DagRunType.SCHEDULED, run_after=fire, data_interval=DataInterval(start, fire)
+            ),
             logical_date=start,
             data_interval=(start, fire),
             run_after=fire,
