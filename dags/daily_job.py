@@ -23,7 +23,8 @@ with DAG(
     # Old job code parses `-start_time`; newer code reads HOPS_START_TIME/HOPS_END_TIME.
     HopsBashOperator(
         task_id="daily_job",
-        # The arguments are appended to the last command, which stands for the job here.
-        bash_command='echo "window [${HOPS_START_TIME:-unset}, ${HOPS_END_TIME:-unset})"; echo "job arguments:"',
+        # The legacy arguments go where the command places them: here to the echo that stands for the job.
+        bash_command='echo "window [${HOPS_START_TIME:-unset}, ${HOPS_END_TIME:-unset})"; '
+        'echo "job arguments:" {{ hops.legacy_args }}',
         legacy_args="start_time",
     )

@@ -46,6 +46,7 @@ __all__ = [
     "dag_pause_flags",
     "dag_runs",
     "executing_task",
+    "fail_without_retries",
     "frozen_builtin_clock",
     "logical_date_taken",
     "metadata_session",
@@ -166,6 +167,25 @@ def executing_task(context: Mapping[str, Any]) -> Any:
     """
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
+
+
+_FAILING: dict[type[BaseException], type[BaseException]] = {}
+
+
+def fail_without_retries(error: BaseException) -> BaseException:
+    """*error*, still of its own class, made an ``AirflowFailException`` too: raised in a task, it fails the task
+    at once, with no retry (a bad window or command stays bad). The class lives in ``airflow.sdk.exceptions``
+    from 3.1 on (``airflow.exceptions`` keeps a deprecated alias) and only in ``airflow.exceptions`` in 3.0."""
+    try:
+        from airflow.sdk.exceptions import AirflowFailException
+    except ImportError:  # Airflow 3.0
+        from airflow.exceptions import AirflowFailException  # type: ignore[no-redef]
+    kind = type(error)
+    if kind not in _FAILING:
+        _FAILING[kind] = type(kind.__name__, (kind, AirflowFailException), {"__module__": kind.__module__})
+    failing = BaseException.__new__(_FAILING[kind], *error.args)
+    failing.__dict__.update(error.__dict__)
+    return failing
 
 
 def scheduler_session(dag_model: Any) -> Session | None:

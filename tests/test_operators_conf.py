@@ -16,12 +16,11 @@ from support import UTC, utc
 from hops_timetable.core.conf_window import (
     MAX_TIME_TEXT,
     HopsWindowError,
-    check_legacy_args,
-    legacy_arguments,
     parse_conf_window,
     parse_window_time,
     resolve_hops_env,
 )
+from hops_timetable.core.legacy_args import check_legacy_args, legacy_arguments
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)

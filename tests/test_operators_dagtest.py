@@ -26,7 +26,7 @@ DAG_FILE = '''
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from airflow.providers.standard.operators.bash import BashOperator
 from airflow.providers.standard.operators.python import PythonOperator
@@ -62,6 +62,8 @@ with DAG(
     "hops_operators",
     **hops_schedule("0 0 * ? * * *", start_time=datetime(2026, 1, 1, tzinfo=timezone.utc),
                     start_time_offset_seconds=3600),
+    # A bad window must fail a task at once: retrying cannot mend it.
+    default_args={{"retries": 2, "retry_delay": timedelta(0)}},
 ) as dag:
     first = PythonOperator(task_id="plain_first", python_callable=record, op_kwargs={{"name": "plain_first"}})
     last = PythonOperator(
@@ -79,10 +81,14 @@ with DAG(
     def decorated(**context):
         record("decorated", **context)
 
-    # A trailing comment, a trailing ";" and a final comment line must not swallow the legacy arguments.
-    bash = HopsBashOperator(task_id="bash", bash_command=bash_job("bash") + "  # the job", legacy_args="start_time")
+    # The command places the legacy arguments; a trailing comment, ";" and comment line stay as they are.
+    bash = HopsBashOperator(
+        task_id="bash", bash_command=bash_job("bash") + " {{{{ hops.legacy_args }}}}  # the job",
+        legacy_args="start_time",
+    )
     papermill = HopsBashOperator(
-        task_id="papermill", bash_command=bash_job("papermill") + ";\\n# done\\n", legacy_args="papermill"
+        task_id="papermill", bash_command=bash_job("papermill") + " {{{{ hops.legacy_args }}}};\\n# done\\n",
+        legacy_args="papermill",
     )
     injected_python = PythonOperator(
         task_id="injected_python", python_callable=record, op_kwargs={{"name": "injected_python"}},
@@ -127,15 +133,25 @@ def dag_module(airflow_db: None, airflow_dags_folder: Path, out_dir: Path) -> Mo
 
 def run(dag_module: ModuleType, out_dir: Path, **kwargs: Any) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """Run the DAG once with ``dag.test(**kwargs)``; return each task's final state and each task's record."""
+    states, seen, _ = run_counting_tries(dag_module, out_dir, **kwargs)
+    return states, seen
+
+
+def run_counting_tries(
+    dag_module: ModuleType, out_dir: Path, **kwargs: Any
+) -> tuple[dict[str, str], dict[str, dict[str, Any]], dict[str, int]]:
+    """:func:`run`, and how many times each task was tried."""
     from airflow.utils.session import create_session
 
     for old in out_dir.glob("*.json"):
         old.unlink()
     dag_run = dag_module.dag.test(**kwargs)
     with create_session() as session:
-        states = {ti.task_id: str(ti.state) for ti in dag_run.get_task_instances(session=session)}
+        instances = dag_run.get_task_instances(session=session)
+        states = {ti.task_id: str(ti.state) for ti in instances}
+        tries = {ti.task_id: ti.try_number for ti in instances}
     seen = {path.stem: json.loads(path.read_text()) for path in out_dir.glob("*.json")}
-    return states, seen
+    return states, seen, tries
 
 
 WINDOW = {"start_time": "2026-03-01T00:00:00+01:00", "end_time": "2026-03-02T00:00:00"}
@@ -279,8 +295,10 @@ def test_a_hostile_window_fails_every_hops_task_before_its_code_runs(
 ) -> None:
     canary = out_dir / "canary"
     window = {key: _with_canary(value, shlex.quote(str(canary))) for key, value in HOSTILE[case].items()}
-    states, seen = run(dag_module, out_dir, logical_date=None, run_conf={"hops_window": window})
+    states, seen, tries = run_counting_tries(dag_module, out_dir, logical_date=None, run_conf={"hops_window": window})
     assert states == {**dict.fromkeys(HOPS_TASKS, "failed"), "plain_first": "success", "plain_last": "success"}
+    # Failed without a retry, though the DAG allows two (AirflowFailException).
+    assert {tries[name] for name in HOPS_TASKS} == {1}
     # Only the plain tasks ran their code; the plain task after them saw nothing.
     assert set(seen) == {"plain_first", "plain_last"}
     assert seen["plain_last"]["env"] == {}

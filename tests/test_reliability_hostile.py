@@ -29,11 +29,10 @@ from hypothesis import strategies as st
 
 from hops_timetable.core.conf_window import (
     CONF_KEY,
-    LEGACY_ARG_MODES,
     HopsWindowError,
-    legacy_arguments,
     resolve_hops_env,
 )
+from hops_timetable.core.legacy_args import LEGACY_ARG_MODES, legacy_arguments
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
 
@@ -186,7 +185,9 @@ class Job:
         self.marker = folder / "bash-ran"
         self.python = HopsPythonOperator(task_id="python_job", python_callable=self.run, legacy_args="start_time")
         self.bash = HopsBashOperator(
-            task_id="bash_job", bash_command=f"touch {shlex.quote(str(self.marker))}", legacy_args="start_time"
+            task_id="bash_job",
+            bash_command=f"touch {shlex.quote(str(self.marker))} && true {{{{ hops.legacy_args }}}}",
+            legacy_args="start_time",
         )
 
     def run(self) -> None:

@@ -322,7 +322,7 @@ def test_the_scheduler_side_dag_keeps_which_tasks_pass_legacy_arguments() -> Non
     from hops_timetable.ui.app import _legacy_modes
 
     with DAG("d", schedule=HopsworksTimetable("0 0 0 * * ?"), start_date=START) as dag:
-        HopsBashOperator(task_id="job", bash_command="job.sh", legacy_args="start_time")
+        HopsBashOperator(task_id="job", bash_command="job.sh {{ hops.legacy_args }}", legacy_args="start_time")
         HopsBashOperator(task_id="plain", bash_command="job.sh")
         HopsPythonOperator(task_id="notebook", python_callable=print, legacy_args="papermill")
     serialization = dag_serialization_class()

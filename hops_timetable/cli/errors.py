@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.validation import ArgumentError, HopsTimetableError
 
 
 class BadInput(ArgumentError):
@@ -12,7 +12,7 @@ class BadInput(ArgumentError):
         super().__init__(name, value, message)
 
 
-class AuditError(RuntimeError):
+class AuditError(HopsTimetableError, RuntimeError):
     """Airflow could not be read or written (``audit``, ``parity --airflow-api``); the message says which request
     failed and why. Reported as one line with exit status 1: the environment's answer, not a bug."""
 

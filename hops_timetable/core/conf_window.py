@@ -12,28 +12,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from hops_timetable.core.run_offset import marked_offset
 from hops_timetable.core.time_text import EXPECTED, MAX_TEXT, TimeTextError, parse_time
-from hops_timetable.core.validation import ArgumentError, short_repr
+from hops_timetable.core.validation import ArgumentError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
 __all__ = [
     "CONF_KEY",
     "END_PARAM",
-    "LEGACY_ARG_MODES",
     "SCHEDULED_RUN_TYPES",
     "START_PARAM",
     "WINDOW_KEYS",
     "HopsWindowError",
-    "LegacyArgs",
     "Replay",
     "ResolvedWindow",
     "RunWindowError",
-    "check_legacy_args",
     "conf_with_form_window",
-    "legacy_arguments",
     "parse_conf_window",
     "parse_window_time",
     "resolve_hops_env",
@@ -50,13 +46,6 @@ BACKFILL_RUN_TYPE: Final = "backfill"
 SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", BACKFILL_RUN_TYPE})
 """Run types that get the window of their data interval. Every other type (``manual``, ``asset_triggered``,
 ``operator_triggered``, ...) is a run "from outside", which in Hopsworks has a window only when one is passed."""
-
-LegacyArgs = Literal["start_time", "papermill"]
-
-LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
-    "start_time": ("-start_time",),
-    "papermill": ("-p", "start_time"),
-}
 
 MAX_TIME_TEXT: Final = MAX_TEXT
 """Longest accepted date-time text (the grammar's :data:`~hops_timetable.core.time_text.MAX_TEXT`)."""
@@ -162,7 +151,7 @@ def _whole_seconds(value: datetime) -> datetime:
     return value.replace(microsecond=0)
 
 
-class RunWindowError(ValueError):
+class RunWindowError(HopsTimetableError, ValueError):
     """A scheduled or backfill run whose stored data interval gives no window and that no scheduled run explains.
 
     Raised rather than run the job on an empty or wrong window: the task fails and its log says why and what to do.
@@ -305,27 +294,6 @@ class ResolvedWindow(tuple[dict[str, str], "str | None"]):
 def resolve_hops_env(**arguments: Any) -> dict[str, str]:
     """The ``HOPS_*`` variables of :func:`resolve_run_window` (same keyword arguments), without their source."""
     return resolve_run_window(**arguments)[0]
-
-
-def check_legacy_args(value: object) -> LegacyArgs | None:
-    """Validate an operator's ``legacy_args`` setting: ``None``, ``"start_time"`` or ``"papermill"``."""
-    if value is None:
-        return None
-    if value == "start_time" and isinstance(value, str):
-        return "start_time"
-    if value == "papermill" and isinstance(value, str):
-        return "papermill"
-    raise ValueError(
-        f"legacy_args={short_repr(value)} is not supported; use None, 'start_time' (appends "
-        "-start_time <HOPS_LOGICAL_DATE>) or 'papermill' (appends -p start_time <HOPS_LOGICAL_DATE>)"
-    )
-
-
-def legacy_arguments(mode: LegacyArgs | None, env: Mapping[str, str]) -> list[str]:
-    """The job arguments Hopsworks appends for *mode*: ``[]`` when there is no mode or no ``HOPS_LOGICAL_DATE``."""
-    if mode is None or "HOPS_LOGICAL_DATE" not in env:
-        return []
-    return [*LEGACY_ARG_MODES[mode], env["HOPS_LOGICAL_DATE"]]
 
 
 # The Trigger form's window fields. Airflow's Trigger form turns DAG params into ``dag_run.conf`` entries of the

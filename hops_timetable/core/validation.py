@@ -5,7 +5,8 @@ Airflow swallows exceptions raised while it schedules, so every argument is chec
 DAG then fails to import with one of these messages: each names the argument, shows the value (shortened) and says
 what would be valid. ``name`` is the argument's name as the caller knows it (``max_catchup_runs``,
 ``--max-catchup-runs``, ``schedule 2: maxCatchupRuns``). Every check raises :class:`ArgumentError` (a
-``ValueError``; :class:`ArgumentTypeError` is also a ``TypeError``) and nothing else. Pure: no Airflow import.
+``ValueError``; :class:`ArgumentTypeError` is also a ``TypeError``) and nothing else. Every error the package raises
+derives from :class:`HopsTimetableError`, defined here. Pure: no Airflow import.
 
 Ranges, and why:
 
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_OFFSET_SECONDS",
     "ArgumentError",
     "ArgumentTypeError",
+    "HopsTimetableError",
     "check_bool",
     "check_catchup_runs",
     "check_end_after_start",
@@ -53,7 +55,11 @@ _REPR_LIMIT = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-class ArgumentError(ValueError):
+class HopsTimetableError(Exception):
+    """The base of every error the package raises, so that one ``except HopsTimetableError`` catches them all."""
+
+
+class ArgumentError(HopsTimetableError, ValueError):
     """An argument the caller must fix. ``name`` and ``value`` are the argument as given."""
 
     def __init__(self, name: str, value: object, message: str) -> None:

@@ -2,16 +2,38 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from airflow.providers.standard.operators.bash import BashOperator
 
-from hops_timetable.core.bash_append import append_arguments, check_appendable
-from hops_timetable.core.conf_window import LegacyArgs, check_legacy_args, legacy_arguments
+from hops_timetable._compat import fail_without_retries
+from hops_timetable.core.legacy_args import (
+    LegacyArgs,
+    LegacyArgsError,
+    check_legacy_args,
+    check_legacy_args_passed,
+    check_legacy_args_placed,
+    legacy_arguments,
+)
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators.runtime import hops_env
 
 __all__ = ["HopsBashOperator"]
+
+
+class _Hops:
+    """``{{ hops }}`` in the command's template: this run's values, computed when the template first asks."""
+
+    def __init__(self, operator: HopsBashOperator, context: Any) -> None:
+        self._operator = operator
+        self._context = context
+
+    @property
+    def legacy_args(self) -> str:
+        """The legacy arguments of the operator's ``legacy_args`` mode, shell-quoted; empty without a logical date."""
+        operator = self._operator
+        return shlex.join(legacy_arguments(operator.legacy_args, operator.hops_values(self._context)))
 
 
 class HopsBashOperator(BashOperator):
@@ -21,15 +43,16 @@ class HopsBashOperator(BashOperator):
     the DAG author, and ``HOPS_*`` inherited from the worker's own environment are dropped, so that a plain
     manual run sees none.
 
-    :param legacy_args: ``"start_time"`` appends ``-start_time <HOPS_LOGICAL_DATE>`` to the command,
-        ``"papermill"`` appends ``-p start_time <HOPS_LOGICAL_DATE>``, shell-quoted, as Hopsworks appends them to
-        the job arguments; nothing is appended to a run without a logical date. The arguments go right after
-        the job invocation (``job.sh a || true`` runs ``job.sh a -start_time ... || true``; the rule is in
-        :mod:`hops_timetable.core.bash_append`). A command whose job is not unambiguous (two possible jobs, a
-        job inside ``if ... fi`` or ``{ ...; }``, ``&``, an open pipeline) fails when the DAG is built, or, for
-        a template that renders to such a command, when the task runs, never with the argument silently lost.
+    :param legacy_args: ``"start_time"`` passes ``-start_time <HOPS_LOGICAL_DATE>``, ``"papermill"`` passes
+        ``-p start_time <HOPS_LOGICAL_DATE>``, as Hopsworks appends them to the job arguments, where the command
+        places ``{{ hops.legacy_args }}`` (shell-quoted; empty for a run without a logical date):
+        ``python job.py a {{ hops.legacy_args }} | gzip > out.gz``. A command that names legacy_args but never
+        places them, or places them without legacy_args, fails when the DAG is built; a rendered command that does
+        not pass them as words of their own (quoted into another word, in a comment) fails the task before it runs.
     """
 
+    # The command's ``{{ hops.* }}`` values follow the author's HOPS_* in ``env``: rendered first.
+    template_fields = ("env", *(name for name in BashOperator.template_fields if name != "env"))
     # The rendered ``env`` is sent again after the run, showing the HOPS_* values the command got.
     overwrite_rtif_after_execution = True
 
@@ -43,23 +66,32 @@ class HopsBashOperator(BashOperator):
         self.legacy_args = check_legacy_args(legacy_args)
         command = self.bash_command
         # A command ending in a template extension names a file that is read only when the task renders.
-        if self.legacy_args is not None and isinstance(command, str) and not command.endswith(tuple(self.template_ext)):
-            check_appendable(command)
+        if isinstance(command, str) and not command.endswith(tuple(self.template_ext)):
+            check_legacy_args_placed(self.legacy_args, command)
         self._hops_values: dict[str, str] | None = None
+
+    def hops_values(self, context: Any) -> dict[str, str]:
+        """This run's ``HOPS_*`` values, resolved (and logged) once per run."""
+        if self._hops_values is None:
+            self._hops_values = hops_env(context, explicit=self.env)
+        return self._hops_values
+
+    def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
+        self._hops_values = None
+        context["hops"] = _Hops(self, context)
+        super().render_template_fields(context, jinja_env)
 
     def execute(self, context: Any) -> Any:
         # Computed first: a bad conf window fails the task before any command runs.
-        values = hops_env(context, explicit=self.env)
-        self._hops_values = values
-        arguments = legacy_arguments(self.legacy_args, values)
-        command = self.bash_command
-        if arguments:
+        values = self.hops_values(context)
+        try:
             # Rendered by now, so always a string.
-            self.bash_command = append_arguments(str(command), arguments)
+            check_legacy_args_passed(str(self.bash_command), legacy_arguments(self.legacy_args, values))
+        except LegacyArgsError as exc:
+            raise fail_without_retries(exc) from None
         try:
             return super().execute(context)
         finally:
-            self.bash_command = command
             self._hops_values = None
             # Only for the rendered fields: the command itself ran with get_env's environment.
             self.env = {**(self.env or {}), **values}
@@ -67,7 +99,7 @@ class HopsBashOperator(BashOperator):
     def get_env(self, context: Any) -> dict[str, str]:
         """BashOperator's environment with the ``HOPS_*`` entries replaced by this run's values."""
         env = dict(super().get_env(context))
-        values = self._hops_values if self._hops_values is not None else hops_env(context, explicit=self.env)
+        values = self.hops_values(context)
         for key in HOPS_ENV_KEYS:
             env.pop(key, None)
         env.update(values)

@@ -8,7 +8,7 @@ from typing import Any
 from airflow.providers.standard.operators.python import PythonOperator
 
 from hops_timetable._compat import DecoratedOperator, TaskDecorator, task_decorator_factory
-from hops_timetable.core.conf_window import LegacyArgs, check_legacy_args, legacy_arguments
+from hops_timetable.core.legacy_args import LegacyArgs, check_legacy_args, legacy_arguments
 from hops_timetable.operators.runtime import hops_env, hops_environ, job_argv
 
 __all__ = ["HopsPythonOperator", "hops_task"]

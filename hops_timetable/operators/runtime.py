@@ -13,7 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from hops_timetable.core.conf_window import conf_with_form_window, resolve_run_window
+from hops_timetable._compat import executing_task, fail_without_retries
+from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, conf_with_form_window, resolve_run_window
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
@@ -59,20 +60,27 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
     ``logical_date``, ``conf``) and the DAG's timetable; ``context["data_interval_start"]`` is not used, as runs
     without a logical date lack it. *explicit* is the environment the DAG author set on the operator. Raises
     :class:`~hops_timetable.core.conf_window.HopsWindowError` when ``conf["hops_window"]`` is invalid and
-    :class:`~hops_timetable.core.conf_window.RunWindowError` when a scheduled or backfill run has no window.
+    :class:`~hops_timetable.core.conf_window.RunWindowError` when a scheduled or backfill run has no window, each
+    also an ``AirflowFailException``, so that the task fails without retries.
     """
+    try:
+        values, source = _resolve(context, explicit)
+    except (HopsWindowError, RunWindowError) as exc:
+        # Retrying cannot mend the run's window: the task fails at once, as Airflow's AirflowFailException does.
+        raise fail_without_retries(exc) from None
+    # Logged where the job runs, so that the task log says which window it processed and why.
+    log_window(getattr(context.get("task"), "log", _log), values, source)
+    return values
+
+
+def _resolve(context: Mapping[str, Any], explicit: Mapping[str, str] | None) -> tuple[dict[str, str], str | None]:
     dag_run = context.get("dag_run")
-    logger = getattr(context.get("task"), "log", _log)
     if dag_run is None:
-        values, source = resolve_run_window(
-            run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit
-        )
-        log_window(logger, values, source)
-        return values
+        return resolve_run_window(run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit)
     start = getattr(dag_run, "data_interval_start", None)
     end = getattr(dag_run, "data_interval_end", None)
     timetable = dag_timetable(context)
-    values, source = resolve_run_window(
+    return resolve_run_window(
         run_type=getattr(dag_run, "run_type", None),
         data_interval=None if start is None or end is None else (start, end),
         conf=conf_with_form_window(getattr(dag_run, "conf", None)),
@@ -83,9 +91,6 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
         replay=None if timetable is None else timetable.replayed_window,
         run_id=getattr(dag_run, "run_id", None),
     )
-    # Logged where the job runs, so that the task log says which window it processed and why.
-    log_window(logger, values, source)
-    return values
 
 
 @contextmanager
@@ -153,8 +158,6 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
     fails, post_execute does not run, and the next injection in the process undoes the leftover first.
     """
     global _pending_environ
-    from hops_timetable._compat import executing_task
-
     _undo_pending()
     task = executing_task(context)
     for name in ENV_ATTRIBUTES:

@@ -27,8 +27,8 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from hops_timetable import _compat
-from hops_timetable.core.conf_window import LEGACY_ARG_MODES
 from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
+from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable

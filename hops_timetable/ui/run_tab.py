@@ -19,11 +19,10 @@ from hops_timetable.core.conf_window import (
     CONF_KEY,
     END_PARAM,
     START_PARAM,
-    LegacyArgs,
     conf_with_form_window,
-    legacy_arguments,
 )
 from hops_timetable.core.coverage import RunWindow
+from hops_timetable.core.legacy_args import LegacyArgs, legacy_arguments
 from hops_timetable.core.window import duration_text, format_hops_time
 from hops_timetable.ui.style import page
 

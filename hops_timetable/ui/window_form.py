@@ -28,7 +28,7 @@ from urllib.parse import quote, urlsplit
 from hops_timetable.core.conf_window import CONF_KEY, WINDOW_KEYS, HopsWindowError, parse_conf_window
 from hops_timetable.core.coverage import RunWindow
 from hops_timetable.core.json_input import load_json
-from hops_timetable.core.validation import short_repr
+from hops_timetable.core.validation import HopsTimetableError, short_repr
 from hops_timetable.core.window import format_hops_time
 
 __all__ = [
@@ -65,7 +65,7 @@ RUN_ID_PREFIX: Final = "manual__hops_window_"
 _SESSION_COOKIE: Final = "_token"
 
 
-class FormRefused(Exception):
+class FormRefused(HopsTimetableError):
     """A post the form's endpoint answers with an error: its HTTP *status*, one line, and the bad fields."""
 
     def __init__(self, status: int, message: str, errors: Sequence[Mapping[str, Any]] = ()) -> None:

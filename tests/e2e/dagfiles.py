@@ -144,7 +144,9 @@ def render(spec: DagSpec, out_dir: Path) -> str:
     if spec.tasks == "hops":
         record_dir = out_dir / spec.dag_id
         # The recorder names its file after the run id Airflow exports to every task.
-        bash = " ".join([sys.executable, str(RECORDER), str(record_dir), "bash", *spec.bash_arguments])
+        bash = " ".join(
+            [sys.executable, str(RECORDER), str(record_dir), "bash", *spec.bash_arguments, "{{ hops.legacy_args }}"]
+        )
         return header + _HOPS_TASKS.format(bash=bash, **common)
     raise ValueError(f"tasks={spec.tasks!r} is not 'python' or 'hops'")
 

@@ -162,7 +162,7 @@ def write_dag_files(dags_folder: Path, dags: list[ScaleDag], out_dir: Path) -> N
     dags_folder.mkdir(parents=True, exist_ok=True)
     for dag in dags:
         text = _FILE_HEADER.format(out_dir=str(out_dir))
-        bash = f"sleep 1; {sys.executable} {RECORDER} {out_dir / dag.dag_id} bash"
+        bash = f"sleep 1; {sys.executable} {RECORDER} {out_dir / dag.dag_id} bash {{{{ hops.legacy_args }}}}"
         text += _DAG.format(dag_id=dag.dag_id, schedule=dag.schedule.kwargs_source(), bash=bash)
         if dag.python_task:
             text += _PYTHON.format(dag_id=dag.dag_id)

@@ -1,0 +1,106 @@
+"""The legacy job arguments: ``-start_time <HOPS_LOGICAL_DATE>`` (or Papermill's ``-p start_time ...``), which older
+Hopsworks jobs parse, and the check that a bash command passes them to the job.
+
+The DAG author places them (``{{ hops.legacy_args }}`` in ``HopsBashOperator``'s command, ``sys.argv`` for
+``HopsPythonOperator``); nothing here guesses which command of a script is the job. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal
+
+from hops_timetable.core.validation import ArgumentError, short_repr
+
+__all__ = [
+    "LEGACY_ARGS_TEMPLATE",
+    "LEGACY_ARG_MODES",
+    "LegacyArgs",
+    "LegacyArgsError",
+    "check_legacy_args",
+    "check_legacy_args_passed",
+    "check_legacy_args_placed",
+    "legacy_arguments",
+]
+
+LegacyArgs = Literal["start_time", "papermill"]
+
+LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
+    "start_time": ("-start_time",),
+    "papermill": ("-p", "start_time"),
+}
+
+
+def check_legacy_args(value: object) -> LegacyArgs | None:
+    """Validate an operator's ``legacy_args`` setting: ``None``, ``"start_time"`` or ``"papermill"``."""
+    if value is None:
+        return None
+    if value == "start_time" and isinstance(value, str):
+        return "start_time"
+    if value == "papermill" and isinstance(value, str):
+        return "papermill"
+    raise ArgumentError(
+        "legacy_args",
+        value,
+        f"legacy_args={short_repr(value)} is not supported; use None, 'start_time' (passes "
+        "-start_time <HOPS_LOGICAL_DATE>) or 'papermill' (passes -p start_time <HOPS_LOGICAL_DATE>)",
+    )
+
+
+def legacy_arguments(mode: LegacyArgs | None, env: Mapping[str, str]) -> list[str]:
+    """The job arguments Hopsworks appends for *mode*: ``[]`` when there is no mode or no ``HOPS_LOGICAL_DATE``."""
+    if mode is None or "HOPS_LOGICAL_DATE" not in env:
+        return []
+    return [*LEGACY_ARG_MODES[mode], env["HOPS_LOGICAL_DATE"]]
+
+
+LEGACY_ARGS_TEMPLATE: Final = "{{ hops.legacy_args }}"
+"""Where a bash command places its legacy arguments: the template value renders to them, shell-quoted."""
+
+_TEMPLATE_NAME = "hops.legacy_args"
+_HOW = f"place them where the job takes them, for example: job.sh a {LEGACY_ARGS_TEMPLATE} || true"
+
+
+class LegacyArgsError(ArgumentError):
+    """A command that would not pass its legacy arguments to the job as words of their own."""
+
+
+def check_legacy_args_placed(mode: LegacyArgs | None, command: str) -> None:
+    """When the DAG is built: a command with ``legacy_args`` must name :data:`LEGACY_ARGS_TEMPLATE`, one without must
+    not (it would render to nothing). Raises :class:`LegacyArgsError` naming the command and how to write it."""
+    if mode is not None and _TEMPLATE_NAME not in command:
+        raise LegacyArgsError(
+            "bash_command",
+            command,
+            f"legacy_args={mode!r} is set but bash_command={short_repr(command)} never places the arguments; {_HOW}",
+        )
+    if mode is None and _TEMPLATE_NAME in command:
+        raise LegacyArgsError(
+            "bash_command",
+            command,
+            f"bash_command={short_repr(command)} places {LEGACY_ARGS_TEMPLATE} but legacy_args is None; pass "
+            "legacy_args='start_time' or 'papermill'",
+        )
+
+
+def check_legacy_args_passed(command: str, arguments: Sequence[str]) -> None:
+    """After rendering: *arguments* must stand in *command* as consecutive words, as bash's quoting splits it (not
+    quoted into another word, not in a comment). A command beyond what :mod:`shlex` splits (an unbalanced quote
+    inside ``$'...'`` or a here-document) is left as written: the author placed the arguments."""
+    if not arguments:
+        return
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return
+    size = len(arguments)
+    if not any(words[i : i + size] == list(arguments) for i in range(len(words) - size + 1)):
+        raise LegacyArgsError(
+            "bash_command",
+            command,
+            f"the rendered bash_command={short_repr(command)} does not pass {shlex.join(arguments)} as words of "
+            f"their own (inside quotes or a comment, or never placed); {_HOW}",
+        )
