@@ -309,3 +309,34 @@ def test_a_hostile_window_fails_every_hops_task_before_its_code_runs(
     assert "HopsWindowError" in logged
     assert 'conf["hops_window"]' in logged
     assert sys.argv[1:2] != ["-start_time"]
+
+
+def test_an_imported_dag_file_gives_its_job_the_window_and_the_legacy_argument(
+    airflow_db: None, airflow_dags_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file ``hops-timetable import`` writes, run as Airflow runs it: the job sees its HOPS_* window and, as in
+    Hopsworks, ``-start_time <HOPS_LOGICAL_DATE>`` among its arguments (written explicitly: legacy_args)."""
+    from test_export_schedule import FULL
+
+    from hops_timetable.cli.imported import import_schedules
+
+    [result] = import_schedules({**FULL, "enabled": True}, "interval-start")
+    source = result.dag_file()
+    assert source is not None and '@hops_task(legacy_args="start_time")' in source
+    # The template's job prints its window; the argument is checked by printing sys.argv too.
+    source = source.replace('print(f"processing', 'print("argv", sys.argv[1:]); print(f"processing')
+    source = source.replace("import os\n", "import os\nimport sys\n", 1)
+    source = source.rstrip().removesuffix("feature_pipeline()") + "dag = feature_pipeline()\n"
+    path = airflow_dags_folder / "imported_dag.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("imported_dag", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    window = {"start_time": "2026-01-01T02:00:00Z", "end_time": "2026-01-01T03:00:00Z"}
+    dag_run = module.dag.test(logical_date=datetime(2026, 1, 1, 3, tzinfo=UTC), run_conf={"hops_window": window})
+    assert str(dag_run.state) == "success"
+    out = capsys.readouterr()
+    logged = re.sub(r"\x1b\[[0-9;]*m", "", out.out + out.err)
+    assert "argv ['-start_time', '2026-01-01T02:00:00Z']" in logged
+    assert "processing [2026-01-01T02:00:00Z, 2026-01-01T03:00:00Z)" in logged

@@ -79,7 +79,8 @@ from hops_timetable.operators import hops_task
     **{call},{paused}
 )
 def {func}() -> None:
-    @hops_task
+    # Hopsworks appends -start_time <HOPS_LOGICAL_DATE> to a scheduled job's arguments: sys.argv holds them.
+    @hops_task(legacy_args="start_time")
     def run() -> None:
         # Replace with the job's code: it reads its window as it did in Hopsworks.
         start, end = os.environ.get("HOPS_START_TIME"), os.environ.get("HOPS_END_TIME")
@@ -115,7 +116,7 @@ def _literal(value: object) -> str:
 # -- checking a generated file ------------------------------------------------------------------------------
 
 _TEMPLATE_STRINGS = frozenset(
-    {"HOPS_START_TIME", "HOPS_END_TIME", "processing [", ", ", ")", "manual run without a window"}
+    {"HOPS_START_TIME", "HOPS_END_TIME", "start_time", "processing [", ", ", ")", "manual run without a window"}
 )
 _TEMPLATE_NAMES = frozenset(
     {"os", "datetime", "timezone", "dag", "hops_schedule", "hops_task", "run", "start", "end", "print", "None"}
