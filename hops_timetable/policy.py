@@ -1,20 +1,26 @@
 """The DAG policy that gives every ``HopsworksTimetable`` the restriction of the DAG it schedules.
 
-Airflow hands a timetable the DAG's start, end and catchup as a ``TimeRestriction`` on every call, and a backfill's
-range in the same shape: the timetable can tell the two apart only when it knows the DAG's own. ``hops_schedule``
-passes it; a DAG written ``schedule=HopsworksTimetable(...)`` with its own ``start_date``/``catchup``, or with dates
-in ``default_args``, does not. So Airflow's ``dag_policy`` hook, which it calls on every DAG it parses (the
-dag-processor, the worker, ``airflow dags test``), binds each timetable to the restriction Airflow will schedule
-the DAG with. The package registers this module under the ``airflow.policy`` entry point: installing it is enough.
+What it is: a function Airflow calls on every DAG it parses (the dag-processor, the worker, ``airflow dags test``),
+registered by the package under the ``airflow.policy`` entry point, so installing the package installs it.
 
-The same hook refuses, with the reason, what would build and then never run or run wrong: a schedule that can never
-make a run within the DAG's dates, and a ``HopsworksTimetable`` wrapped in another timetable (Airflow's
-``AssetOrTimeSchedule`` forwards only some of its methods, so the catch-up bound after an outage and the HOPS
-offset would be lost).
+Why: Airflow hands a timetable the DAG's start, end and catchup as a ``TimeRestriction`` on every call, and a
+backfill's range in the same shape: the timetable can tell the two apart only when it knows the DAG's own.
+``hops_schedule`` passes it; a DAG written ``schedule=HopsworksTimetable(...)`` with its own
+``start_date``/``catchup``, or with dates in ``default_args``, does not. So the policy binds each timetable to the
+restriction Airflow will schedule the DAG with. It also refuses, with the reason, what would build and then never
+run or run wrong: a schedule that can never make a run within the DAG's dates, and a ``HopsworksTimetable``
+wrapped in another timetable (Airflow's ``AssetOrTimeSchedule`` forwards only some of its methods, so the catch-up
+bound after an outage and the HOPS offset would be lost).
+
+Cost: for a DAG without the timetable, one dictionary look-up: no DAG of a process can hold a ``HopsworksTimetable``
+before that process has imported :mod:`hops_timetable.timetable`, and until then the policy imports nothing.
+``[hops_timetable] dag_policy = False`` (:mod:`hops_timetable.config`) switches it off: DAGs written with
+``hops_schedule`` still get their restriction from it, the others then take a backfill's range for the DAG's own.
 """
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -48,27 +54,33 @@ def dag_restriction(dag: Any) -> tuple[datetime | None, datetime | None, bool]:
 @hookimpl
 def dag_policy(dag: Any) -> None:
     """Bind *dag*'s ``HopsworksTimetable`` to the DAG's restriction; refuse what could never run or would run wrong."""
+    module = sys.modules.get("hops_timetable.timetable")
+    if module is None:  # no HopsworksTimetable exists in this process
+        return
+    timetable: Any = getattr(dag, "timetable", None)
+    hops = module.HopsworksTimetable
+    # The class's MRO, not isinstance: Airflow's Timetable is a Protocol, whose checks cost microseconds.
+    inner: Any = timetable if hops in type(timetable).__mro__ else getattr(timetable, "timetable", None)
+    if hops not in type(inner).__mro__:
+        return
+    from hops_timetable.config import settings
+
+    if not settings().dag_policy:
+        return
     from airflow.exceptions import AirflowClusterPolicyViolation
 
     from hops_timetable.core.validation import ArgumentError
-    from hops_timetable.timetable import HopsworksTimetable
 
-    timetable = getattr(dag, "timetable", None)
-    if timetable is None:
-        return
-    if not isinstance(timetable, HopsworksTimetable):
-        inner = getattr(timetable, "timetable", None)
-        if isinstance(inner, HopsworksTimetable):
-            raise AirflowClusterPolicyViolation(
-                f"DAG {dag.dag_id!r}: HopsworksTimetable cannot be wrapped in {type(timetable).__name__}: the "
-                "wrapper forwards only some of its methods, so the catch-up bound after an outage and the HOPS "
-                "window's offset would be lost. Schedule this DAG with the HopsworksTimetable alone, and react to "
-                "the assets in a second DAG (schedule=[...assets]) that runs the same tasks"
-            )
-        return
+    if inner is not timetable:
+        raise AirflowClusterPolicyViolation(
+            f"DAG {dag.dag_id!r}: HopsworksTimetable cannot be wrapped in {type(timetable).__name__}: the "
+            "wrapper forwards only some of its methods, so the catch-up bound after an outage and the HOPS "
+            "window's offset would be lost. Schedule this DAG with the HopsworksTimetable alone, and react to "
+            "the assets in a second DAG (schedule=[...assets]) that runs the same tasks"
+        )
     earliest, latest, catchup = dag_restriction(dag)
     try:
-        bound = timetable.bound_to(earliest, latest, catchup)
+        bound = inner.bound_to(earliest, latest, catchup)
     except ArgumentError as exc:
         raise AirflowClusterPolicyViolation(f"DAG {dag.dag_id!r}: {exc}") from None
     if bound is not timetable:

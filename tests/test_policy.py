@@ -169,3 +169,29 @@ def test_a_timetable_without_a_start_that_never_fires_again_is_refused_when_buil
     stored = HopsworksTimetable("0 0 0 1 1 ? 2020", start_time=utc(2019, 1, 1), end_time=None, catchup=True)
     payload = {**stored.serialize(), "start_time": None, "catchup": None}
     assert HopsworksTimetable.deserialize(payload).cron_expression == "0 0 0 1 1 ? 2020"
+
+
+@pytest.fixture
+def policy_setting(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Sets ``[hops_timetable] dag_policy`` as a deployment does (Airflow's environment variable), read anew."""
+    from hops_timetable import config
+
+    def set_to(value: str) -> None:
+        monkeypatch.setenv("AIRFLOW__HOPS_TIMETABLE__DAG_POLICY", value)
+        config.settings.cache_clear()
+
+    yield set_to
+    monkeypatch.delenv("AIRFLOW__HOPS_TIMETABLE__DAG_POLICY", raising=False)
+    config.settings.cache_clear()
+
+
+def test_the_policy_is_switched_off_by_the_deployments_setting(tmp_path: Path, policy_setting: Any) -> None:
+    policy_setting("False")
+    dags, errors = parse(tmp_path, WRAPPED + TWO_WAYS.format(catchup=True))
+    # Nothing refused, nothing bound: the DAG written by hand keeps the timetable's own (unset) start.
+    assert errors == {} and set(dags) == {"wrapped", "by_hand", "by_helper"}
+    assert dags["by_hand"].timetable.start_time is None
+    assert dags["by_helper"].timetable.start_time == utc(2026, 1, 1, 0, 30)
+    policy_setting("True")
+    dags, errors = parse(tmp_path, WRAPPED + TWO_WAYS.format(catchup=True))
+    assert "HopsworksTimetable cannot be wrapped" in errors["dags.py"]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from hops_timetable import _compat
+from hops_timetable import _compat, config
 from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
 from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["URL_PREFIX", "app", "settings_json"]
 
 URL_PREFIX = "/hops"
-UPCOMING = 5
 
 app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -136,7 +135,8 @@ def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool 
     now = datetime.now(timezone.utc)
     built = build_page(settings, records, now, page)
     last = max((r.run_after for r in records if r.run_type == "scheduled"), default=None)
-    nxt = upcoming_windows(settings.policy(), settings.catchup, settings.offset, last, now, UPCOMING)
+    count = config.settings().tab_upcoming_windows
+    nxt = upcoming_windows(settings.policy(), settings.catchup, settings.offset, last, now, count)
     return settings, paused, built, nxt
 
 

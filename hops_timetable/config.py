@@ -1,0 +1,61 @@
+"""The settings a deployment tunes: the ``[hops_timetable]`` section of Airflow's configuration.
+
+Read here and only here, once per process (Airflow's own look-up costs about 0.2 ms, too much for a hook called on
+every DAG); a component reads a changed value when it restarts. The core takes each value as a parameter. Set them
+in ``airflow.cfg`` or as ``AIRFLOW__HOPS_TIMETABLE__<OPTION>`` environment variables; docs/deployment.md lists them.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+from typing import Final
+
+from hops_timetable.core.validation import ArgumentError
+
+__all__ = ["SECTION", "Settings", "settings"]
+
+SECTION: Final = "hops_timetable"
+
+_TRUE = frozenset({"true", "t", "1", "yes", "on"})
+_FALSE = frozenset({"false", "f", "0", "no", "off"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Each option of the section, with its default."""
+
+    dag_policy: bool = True
+    """Whether the DAG policy (:mod:`hops_timetable.policy`) binds and checks each ``HopsworksTimetable`` DAG."""
+
+    tab_upcoming_windows: int = 5
+    """How many upcoming windows the Hopsworks tab lists."""
+
+
+def _read(name: str, default: bool | int, text: str) -> bool | int:
+    value = text.strip().lower()
+    if isinstance(default, bool):
+        if value in _TRUE | _FALSE:
+            return value in _TRUE
+        expected = "True or False"
+    else:
+        if value.isdigit() and int(value) >= 1:
+            return int(value)
+        expected = "a whole number >= 1"
+    raise ArgumentError(
+        f"[{SECTION}] {name}", text, f"[{SECTION}] {name}={text!r} is invalid: expected {expected} (default {default})"
+    )
+
+
+@functools.cache
+def settings() -> Settings:
+    """The section's values, defaults for the options it does not set; an invalid value raises
+    :class:`~hops_timetable.core.validation.ArgumentError` naming the option, the value and what is valid."""
+    from airflow.configuration import conf
+
+    values = {}
+    for option in fields(Settings):
+        text = conf.get(SECTION, option.name, fallback=None)
+        if text is not None:
+            values[option.name] = _read(option.name, option.default, text)  # type: ignore[arg-type]
+    return Settings(**values)  # type: ignore[arg-type]
