@@ -41,7 +41,7 @@ from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, argument_names, payload_key
 from hops_timetable.core.schedule_words import describe
-from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.validation import ArgumentError, ArgumentTypeError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 from hops_timetable.croniter_check import check_with_croniter
 from hops_timetable.restriction import is_range_request, own_bounds, range_run
@@ -116,9 +116,11 @@ class HopsworksTimetable(Timetable):
         timezone: Any = _UNSET,
     ) -> None:
         if timezone is not _UNSET:
-            raise TypeError(
+            raise ArgumentTypeError(
+                "timezone",
+                timezone,
                 f"HopsworksTimetable takes no timezone (got timezone={timezone!r}): Hopsworks evaluates every "
-                "schedule in UTC. Write the cron expression in UTC and drop the timezone argument."
+                "schedule in UTC. Write the cron expression in UTC and drop the timezone argument.",
             )
         # A schedule that can never make a run would build, never run and show no error. The clock-dependent
         # rules (no start: it must still fire after now) need the DAG's start, so they are checked once the

@@ -271,3 +271,29 @@ def test_a_command_whose_module_declares_its_options_has_them_when_parsed(
     assert option in capsys.readouterr().out
     assert main([command]) == 2
     assert f"the following arguments are required: {required}" in capsys.readouterr().err
+
+
+def test_every_error_class_of_the_package_derives_from_its_base() -> None:
+    """One exception family: ``except HopsTimetableError`` catches whatever the package raises on purpose."""
+    import importlib
+    import pkgutil
+
+    import hops_timetable
+    from hops_timetable import HopsTimetableError
+
+    # Read and caught inside parse(), which raises a CronSyntaxError in its place.
+    internal = {"hops_timetable.core.cron.reader.Refusal"}
+    found = []
+    for info in pkgutil.walk_packages(hops_timetable.__path__, "hops_timetable."):
+        if info.name.endswith("__main__"):  # runs the command line when imported
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            is_error = isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
+            if is_error and value.__module__ == info.name:
+                found.append(f"{value.__module__}.{value.__qualname__}")
+                if found[-1] not in internal:
+                    assert issubclass(value, HopsTimetableError), found[-1]
+    assert (
+        "hops_timetable.core.legacy_args.LegacyArgsError" in found and "hops_timetable.cli.errors.AuditError" in found
+    )

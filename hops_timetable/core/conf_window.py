@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from hops_timetable.core.run_offset import marked_offset
 from hops_timetable.core.time_text import EXPECTED, MAX_TEXT, TimeTextError, parse_time
-from hops_timetable.core.validation import ArgumentError, HopsTimetableError, short_repr
+from hops_timetable.core.validation import ArgumentError, ArgumentTypeError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
 __all__ = [
@@ -257,7 +257,11 @@ def resolve_run_window(
         if explicit is not None and key in explicit:
             value = explicit[key]
             if not isinstance(value, str):
-                raise TypeError(f"env[{key!r}]={short_repr(value)} must be a string, as environment values are")
+                raise ArgumentTypeError(
+                    f"env[{key!r}]",
+                    value,
+                    f"env[{key!r}]={short_repr(value)} must be a string, as environment values are",
+                )
             own[key] = value
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return ResolvedWindow(own, "operator env" if own else None, None)
