@@ -42,6 +42,7 @@ __all__ = [
     "api_server_address",
     "api_user",
     "builtin_next_dagrun_info",
+    "config_value",
     "dag_bag_class",
     "dag_pause_flags",
     "dag_runs",
@@ -167,6 +168,15 @@ def executing_task(context: Mapping[str, Any]) -> Any:
     """
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
+
+
+def config_value(section: str, option: str) -> str | None:
+    """The text of *option* in *section* of Airflow's configuration (``airflow.cfg`` or ``AIRFLOW__SECTION__OPTION``),
+    ``None`` when unset: ``airflow.configuration.conf`` on every 3.x."""
+    from airflow.configuration import conf
+
+    value = conf.get(section, option, fallback=None)
+    return None if value is None else str(value)
 
 
 _FAILING: dict[type[BaseException], type[BaseException]] = {}

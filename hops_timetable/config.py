@@ -51,11 +51,11 @@ def _read(name: str, default: bool | int, text: str) -> bool | int:
 def settings() -> Settings:
     """The section's values, defaults for the options it does not set; an invalid value raises
     :class:`~hops_timetable.core.validation.ArgumentError` naming the option, the value and what is valid."""
-    from airflow.configuration import conf
+    from hops_timetable._compat import config_value
 
     values = {}
     for option in fields(Settings):
-        text = conf.get(SECTION, option.name, fallback=None)
+        text = config_value(SECTION, option.name)
         if text is not None:
             values[option.name] = _read(option.name, option.default, text)  # type: ignore[arg-type]
     return Settings(**values)  # type: ignore[arg-type]
