@@ -19,7 +19,7 @@ with DAG(
     catchup=False,
     max_active_runs=1,
     tags=["hopsworks"],
-):
+) as dag:
     # Old job code parses `-start_time`; newer code reads HOPS_START_TIME/HOPS_END_TIME.
     HopsBashOperator(
         task_id="daily_job",

@@ -54,3 +54,12 @@ def test_the_seed_job_code_reads_the_passed_window(
     assert "Processing rows in [2026-01-01 09:00:00+00:00, 2026-01-01 10:00:00+00:00)" in capsys.readouterr().out
     dag.test(logical_date=None)
     assert "No HOPS_* window given; nothing to process" in capsys.readouterr().out
+
+
+def test_the_daily_job_gets_the_legacy_argument_where_its_command_places_it(
+    airflow_db: None, airflow_dags_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = load_example("daily_job.py", airflow_dags_folder)
+    module.dag.test(logical_date=datetime(2026, 1, 1, 10, tzinfo=UTC), run_conf=WINDOW)
+    out = capsys.readouterr()
+    assert "job arguments: -start_time 2026-01-01T09:00:00Z" in out.out + out.err
