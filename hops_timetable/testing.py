@@ -83,9 +83,11 @@ def _between(between: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
 def _json(source: Source, what: str, limit: int = MAX_EXPORT_CHARS) -> object:
     if isinstance(source, (dict, list)):
         return source
+    # Read as ``hops-timetable parity`` reads its inputs: the same size limit and errors.
+    from hops_timetable.cli.parity import read_input
+
     path = os.fspath(source)
-    with open(path, encoding="utf-8") as fh:
-        return load_json(fh.read(limit + 1), path, limit)
+    return load_json(read_input(what, path, limit)[0], path, limit)
 
 
 def _schedule(schedule: Source | Sequence[ScheduleVersion], offset_model: str | None) -> tuple[ScheduleVersion, ...]:
@@ -215,19 +217,13 @@ def compare_windows(
 
 
 def _message(report: Report) -> str:
+    """The verdict and each differing fire, with the detail ``hops-timetable parity`` prints for it."""
+    from hops_timetable.cli.parity import _detail, _row
+
     lines = [report.verdict()]
     for row in report.rows:
         if row.counts_as_difference or row.status in ("in_flight", "not_compared"):
-            detail = "; ".join(
-                p
-                for p in (
-                    row.how,
-                    row.hint and f"hint: {row.hint}",
-                    row.explained_by and f"explained by {row.explained_by}",
-                    row.why,
-                )
-                if p
-            )
+            detail = _detail(_row(row))
             windows = " ".join(
                 f"{name} {format_hops_time(w.start)}..{format_hops_time(w.end)}"
                 for name, w in (("hopsworks", row.hopsworks), ("airflow", row.airflow))
