@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -292,8 +293,12 @@ def test_simulate_summarises_a_year_of_seconds(capsys: pytest.CaptureFixture[str
     assert data["rows_total"] == 4
     assert [r["decision"] for r in data["rows"]] == ["created", "dropped: catchup=False", "created", "created"]
     assert data["rows"][1]["count"] == 3_600 and data["rows"][1]["count_exact"]
-    # The counting is bounded: the months of seconds around the pause are counted as lower bounds.
-    assert not data["rows"][0]["count_exact"] and data["rows"][0]["count"] >= 3_000
+    # Every count is exact, the months of seconds around the pause too: a per-second cron has one fire a second.
+    for row in data["rows"]:
+        first, last = (datetime.strptime(row[key], "%Y-%m-%dT%H:%M:%SZ") for key in ("first", "last"))
+        span = last - first
+        assert row["count_exact"] and row["count"] == span.total_seconds() + 1
+    assert data["runs_created"] == 365 * 86_400 - 3_600 and data["runs_created_exact"]
 
 
 @pytest.mark.parametrize(

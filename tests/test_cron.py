@@ -499,3 +499,22 @@ def test_module_never_imports_airflow() -> None:
     code = "import sys, hops_timetable.core.cron; print(any(m.split('.')[0] == 'airflow' for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("expression", ["0 * * ? * * *", "0 0/7 9-17 ? * MON-FRI", "0 0 0 L * ?", "15 30 2 ? 2 6#5"])
+def test_count_between_counts_what_a_walk_counts(expression: str) -> None:
+    cron = QuartzCron(expression)
+    first = cron.next_after(utc(2025, 1, 1))
+    assert first is not None
+    walked, fire = [first], first
+    while len(walked) < 3_000:
+        following = cron.next_after(fire)
+        if following is None or following.year > 2040:
+            break
+        walked.append(following)
+        fire = following
+    for n in (1, 2, 63, 64, 65, 128, 129, 1_000, len(walked)):
+        if n <= len(walked):
+            assert cron.count_between(first, walked[n - 1]) == n
+            # A last instant between two fires counts the fires before it.
+            assert cron.count_between(first, walked[n - 1] + timedelta(microseconds=500)) == n

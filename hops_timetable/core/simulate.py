@@ -17,8 +17,8 @@ The model, for a timeline that begins at ``start`` and ends at ``until`` (inclus
 Every fire in ``(start, until]`` gets one decision (:class:`~hops_timetable.core.decision.Decision`, re-exported
 here). The rules are the policy's own: this module only asks :class:`~hops_timetable.core.catchup.CatchupPolicy` and
 never re-derives them. Consecutive fires with the same decision and creation time form one :class:`FireRow`, and
-their number is counted by walking the cron at most ``count_cap`` steps, so a per-second schedule over a year costs
-milliseconds, not millions of steps. Pure: no Airflow import.
+their number is counted exactly by searching the cron (:meth:`QuartzCron.count_between`), so a per-second schedule
+over a year costs milliseconds, not millions of steps. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -72,16 +72,14 @@ class Event:
 class FireRow:
     """The fires ``first`` .. ``last`` (both fires, consecutive in the cron) and what happened to them.
 
-    ``count`` is their number; when counting would take more than the cap, ``count_exact`` is False and ``count``
-    is a lower bound. ``created_at`` is set for created runs: the moment all of them were created, or ``None`` when
-    each was created at its own fire time. ``event`` names the event the fires fell into, if any.
+    ``count`` is their number, exact. ``created_at`` is set for created runs: the moment all of them were created,
+    or ``None`` when each was created at its own fire time. ``event`` names the event the fires fell into, if any.
     """
 
     decision: Decision
     first: datetime
     last: datetime
     count: int
-    count_exact: bool = True
     created_at: datetime | None = None
     event: str | None = None
 
@@ -109,27 +107,15 @@ def _merge(events: Iterable[Event]) -> list[_Down]:
 class _Builder:
     """Collects rows for fires in time ranges, labelling each range the way the policy classifies it."""
 
-    def __init__(self, policy: CatchupPolicy, count_cap: int) -> None:
+    def __init__(self, policy: CatchupPolicy) -> None:
         self.policy = policy
         self.cron = policy.cron
-        self.cap = count_cap
         self.rows: list[FireRow] = []
         # The policy's eligibility changes only at these instants, so between two of them one classify() answers
         # for every fire; ranges are cut there rather than classified fire by fire. A cut c splits (.., c] from
         # (c, ..): the start itself is excluded, while skip_to and the end belong to the later side.
         cuts = [policy.start] + [t - TICK for t in (policy.skip_to, policy.end) if t is not None]
         self.cuts = sorted({t for t in cuts if t is not None})
-
-    def count(self, first: datetime, last: datetime) -> tuple[int, bool]:
-        n, fire = 1, first
-        while fire < last:
-            if n >= self.cap:
-                return n, False
-            nxt = self.cron.next_after(fire)
-            if nxt is None:
-                break
-            fire, n = nxt, n + 1
-        return n, True
 
     def emit(
         self,
@@ -139,8 +125,7 @@ class _Builder:
         created_at: datetime | None = None,
         event: str | None = None,
     ) -> None:
-        n, exact = self.count(first, last)
-        self.rows.append(FireRow(decision, first, last, n, exact, created_at, event))
+        self.rows.append(FireRow(decision, first, last, self.cron.count_between(first, last), created_at, event))
 
     def fires_in(self, after: datetime, upto: datetime) -> tuple[datetime, datetime] | None:
         """The first and last fire in ``(after, upto]``."""
@@ -186,20 +171,16 @@ def simulate(
     start: datetime,
     until: datetime,
     events: Sequence[Event] = (),
-    *,
-    count_cap: int = 100_000,
 ) -> list[FireRow]:
     """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*; see the module docstring.
 
     Returns one row per run of consecutive fires in ``(start, until]`` that share a decision, in fire order.
-    Raises ``ValueError`` if *until* is not after *start* or *count_cap* is below 1.
+    Raises ``ValueError`` if *until* is not after *start*.
     """
     start, until = as_utc(start), as_utc(until)
     if until <= start:
         raise ValueError(f"until={until.isoformat()} is not after start={start.isoformat()}: the timeline is empty")
-    if count_cap < 1:
-        raise ValueError(f"count_cap={count_cap} is invalid: it must be >= 1")
-    out = _Builder(policy, count_cap)
+    out = _Builder(policy)
     downs = [d for d in _merge(events) if d.end > start]
     if policy.start is not None and policy.start < start:
         # The DAG starts before the timeline: until the scheduler first sees it, its fires are missed like in an
@@ -286,22 +267,20 @@ def _merge_rows(rows: list[FireRow]) -> list[FireRow]:
             same = (top.decision, top.created_at, top.event) == (row.decision, row.created_at, row.event)
             # Runs created in one catch-up stay one row each: that is the list the scheduler makes.
             if same and not (row.decision is Decision.CREATED and row.created_at is not None):
-                merged[-1] = replace(
-                    top, last=row.last, count=top.count + row.count, count_exact=top.count_exact and row.count_exact
-                )
+                merged[-1] = replace(top, last=row.last, count=top.count + row.count)
                 continue
         merged.append(row)
     return merged
 
 
 def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[FireRow]:
-    """Rows with at most *max_fires* fires (and an exact count) split into one row per fire.
+    """Rows with at most *max_fires* fires split into one row per fire.
 
     A run created at its own fire time gets ``created_at`` equal to its fire.
     """
     out: list[FireRow] = []
     for row in rows:
-        if row.count == 1 or not row.count_exact or row.count > max_fires:
+        if row.count == 1 or row.count > max_fires:
             on_time = row.decision is Decision.CREATED and row.created_at is None and row.count == 1
             out.append(replace(row, created_at=row.first) if on_time else row)
             continue

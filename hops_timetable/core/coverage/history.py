@@ -144,7 +144,7 @@ class History:
                 continue
             last = self.policy.cron.prev_before(fire)
             assert last is not None
-            count = count_fires(self.policy.cron, stretch.first, last)
+            count = self.policy.cron.count_between(stretch.first, last)
             shift = stretch.window_end - stretch.last
             out.append(Stretch(stretch.sample, last, count, last + shift))
         return out
@@ -229,7 +229,7 @@ def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch]
         assert before_last is not None
         shift = timedelta(seconds=rules.offset or 0)
         sample = rules.fire(following)
-        out.append(Stretch(sample, before_last, count_fires(cron, following, before_last), before_last - shift))
+        out.append(Stretch(sample, before_last, cron.count_between(following, before_last), before_last - shift))
     out.append(_single(rules.fire(last)))
     return out, cron.next_after(last)
 
@@ -245,25 +245,3 @@ def _push(stretches: list[Stretch], stretch: Stretch) -> None:
         stretches[-1] = Stretch(top.sample, stretch.last, top.count + stretch.count, stretch.window_end)
     else:
         stretches.append(stretch)
-
-
-def count_fires(cron: Any, first: datetime, last: datetime) -> int:
-    """The number of fires in ``[first, last]``, both fires, in about ``2 log2(n)`` backward counts of the cron."""
-    end = last + TICK
-    fire: datetime | None = first
-    for n in range(1, 65):
-        # Short stretches are walked, long ones searched.
-        fire = cron.next_after(fire)
-        if fire is None or fire > last:
-            return n
-    low, high = 64, 128
-    while (found := cron.nth_before(end, high)) is not None and found >= first:
-        low, high = high, high * 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        found = cron.nth_before(end, middle)
-        if found is not None and found >= first:
-            low = middle
-        else:
-            high = middle
-    return low

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from hops_timetable.core.cron import explain
 from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set, _Fields, utc_fields
@@ -299,6 +299,27 @@ class QuartzCron:
         minute, second = divmod(rest, len(seconds))
         return datetime(*day, hours[hour], minutes[minute], seconds[second], tzinfo=UTC)
 
+    def count_between(self, first: datetime, last: datetime) -> int:
+        """The number of fires in ``[first, last]`` (*first* a fire), exactly, in about ``2 log2(n)`` backward counts
+        (each :meth:`nth_before`, whose cost is the firing days crossed): a per-second year costs milliseconds."""
+        end, fire = last + timedelta(microseconds=1), first
+        for n in range(1, 65):  # short stretches are walked, long ones searched
+            following = self.next_after(fire)
+            if following is None or following > last:
+                return n
+            fire = following
+        low, high = 64, 128
+        while (found := self.nth_before(end, high)) is not None and found >= first:
+            low, high = high, high * 2
+        while high - low > 1:
+            middle = (low + high) // 2
+            found = self.nth_before(end, middle)
+            if found is not None and found >= first:
+                low = middle
+            else:
+                high = middle
+        return low
+
     def _firing_day_before(self, y: int, mo: int, d: int, count: int) -> tuple[int, int, int] | None:
         """The ``count``-th firing day strictly before day ``d`` of ``y``-``mo``."""
         years, months = self._years, self._months
@@ -362,13 +383,13 @@ class QuartzCron:
         return explain.lints(self.parsed, last_fire=self._last_dt, next_fire=next_fire)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1 << 16)
 def _shared(expression: str) -> QuartzCron:
     return QuartzCron(expression)
 
 
 def parse_shared(expression: str) -> QuartzCron:
-    """``QuartzCron(expression)``, parsed once per distinct string and then shared (at most 4,096 kept).
+    """``QuartzCron(expression)``, parsed once per distinct string and then shared (at most 65,536 kept).
 
     Safe because a ``QuartzCron`` is immutable: the scheduler deserializes a DAG's timetable for each decision, and
     parsing again each time would cost more than the decision. A refused expression raises every time (errors are
