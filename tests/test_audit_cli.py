@@ -118,7 +118,7 @@ def airflow(monkeypatch: pytest.MonkeyPatch) -> FakeAirflow:
         self.http = httpx.Client(base_url=api, transport=httpx.MockTransport(fake.handle))
 
     monkeypatch.setattr(audit_client.Client, "__init__", client)
-    monkeypatch.setattr("hops_timetable.cli.audit_client.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
     return fake
 
 

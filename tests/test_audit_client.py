@@ -14,8 +14,9 @@ from datetime import datetime, timedelta, timezone
 import httpx
 import pytest
 
-from hops_timetable.cli import audit_client
-from hops_timetable.cli.audit_client import AuditError, Client, apply_step, manual_run
+from hops_timetable.cli import audit_client, audit_repair
+from hops_timetable.cli.audit_client import AuditError, Client
+from hops_timetable.cli.audit_repair import apply_step, manual_run
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage
 from hops_timetable.core.cron import QuartzCron
@@ -42,7 +43,7 @@ def client_answering(answers: list[httpx.Response]) -> tuple[Client, list[httpx.
 
 @pytest.fixture(autouse=True)
 def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(audit_client.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
 
 
 @pytest.mark.parametrize("busy", [LOCKED, DATABASE_ERROR], ids=["503 locked", "500 database error"])
@@ -160,10 +161,12 @@ def test_a_manual_run_airflow_did_not_make_is_sent_again_with_the_same_run_id() 
 
 
 def test_a_write_that_keeps_failing_is_reported() -> None:
-    client, seen = client_answering([BARE_500, backfills()] * len(audit_client._UNKNOWN_OUTCOME_RETRIES) + [BARE_500])
+    # Each failure is followed by asking Airflow whether it made the backfill (the last one too): it never did.
+    client, seen = client_answering([BARE_500, backfills()] * (len(audit_repair._UNKNOWN_OUTCOME_RETRIES) + 1))
     with pytest.raises(AuditError, match="HTTP 500") as caught:
         apply_step(client, "d", gap_of_two_hours())
     assert caught.value.status == 500 and routes(seen).count("POST /api/v2/backfills") == 3
+    assert routes(seen).count("GET /api/v2/backfills") == 3
 
 
 def test_credentials_are_optional_for_an_airflow_that_needs_no_login() -> None:

@@ -32,14 +32,13 @@ from hops_timetable.cli.audit_client import (
     AuditError,
     Client,
     Settings,
-    apply_step,
-    check_backfills,
 )
+from hops_timetable.cli.audit_repair import apply_step, check_backfills
 from hops_timetable.cli.audit_report import SHOWN_PLAN, Audited, text_lines
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit
-from hops_timetable.core.coverage import history
+from hops_timetable.core.coverage import Blocks, history
 from hops_timetable.core.repair import plan_repair, repair_view, to_repair
 from hops_timetable.core.validation import short_repr
 
@@ -77,8 +76,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     results: list[Audited] = []
     for data in chosen:
         settings = Settings.from_json(data)
-        runs = client.runs(settings.dag_id)
-        hist = history(settings.policy, settings.catchup, settings.offset, runs, now)
+        # Each page is folded in as it arrives: runs that read like their neighbours are kept as blocks, the newest
+        # fires' runs whole (they are listed), so memory grows with what differs, not with the history.
+        blocks = Blocks(settings.policy, settings.offset, tail=args.limit, keep_ids=True)
+        for page in client.run_pages(settings.dag_id):
+            blocks.add(page)
+        runs, kept = blocks.finish()
+        hist = history(settings.policy, settings.catchup, settings.offset, runs, now, blocks=kept)
         cov = hist.coverage(max_fires=args.limit)
         item = Audited(settings, runs, cov, hist)
         if args.repair:

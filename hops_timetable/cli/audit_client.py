@@ -1,46 +1,39 @@
 """Airflow's REST API and the plugin's JSON over HTTP, as ``audit`` and ``parity --airflow-api`` use them.
 
 Reading: the HopsworksTimetable DAGs and their settings from the plugin's ``/hops/api/dags``, every run of a DAG from
-``/api/v2/dags/{dag_id}/dagRuns`` page by page (pages that do not add up are an error, never a loop). Writing a
-repair plan (:mod:`hops_timetable.core.repair`): each backfill checked by Airflow's dry run first, then backfills
-and manual runs with a conf window.
+``/api/v2/dags/{dag_id}/dagRuns`` page by page, each page handed on as it arrives (pages that do not add up are an
+error, never a loop). Writing a repair plan is :mod:`~hops_timetable.cli.audit_repair`'s.
 
 Airflow on SQLite refuses a write while another process writes: a clean refusal (503 "locked", or 500 with
-``reason: "Database error"``) wrote nothing and is sent again after a pause. A bare 5xx (Airflow 3.0 lets SQLite's
-lock escape as one) leaves unknown what was written, so before a write is sent again Airflow is asked whether it
-made it: an unfinished backfill of the same range, or the manual run's own run id.
+``reason: "Database error"``) wrote nothing and is sent again after a pause.
 """
 
 from __future__ import annotations
 
-import time
-import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_chain, wait_fixed
+
 from hops_timetable.cli.errors import AuditError, BadInput
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import FireCoverage, RunRecord
-from hops_timetable.core.repair import RepairKind, RepairStep
+from hops_timetable.core.coverage import RunRecord
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.time_text import TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, short_repr
 
 __all__ = [
     "MAX_RUNS_READ",
     "PASSWORD_ENV",
-    "SQLITE_NOTE",
     "TOKEN_ENV",
     "USERNAME_ENV",
     "AuditError",
     "Client",
     "Settings",
     "airflow_time",
-    "apply_step",
-    "check_backfills",
-    "manual_run",
 ]
 
 TOKEN_ENV = "AIRFLOW_API_TOKEN"
@@ -49,15 +42,7 @@ PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
 _PAGE = 100
 MAX_RUNS_READ = 2_000_000
 """The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
-_SQLITE_REFUSAL = "not supported on SQLite"
-SQLITE_NOTE = (
-    "Airflow refused the backfill: on SQLite it does not support backfills while the scheduler writes; filled with "
-    "conf-window runs instead (PostgreSQL or MySQL take backfills)"
-)
-
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
-_UNKNOWN_OUTCOME_RETRIES = (1.0, 3.0)
-"""Pauses before a write that failed with an unexplained 5xx is sent again, once Airflow shows it made nothing."""
 
 
 def _busy(response: Any) -> bool:
@@ -82,17 +67,15 @@ def _busy(response: Any) -> bool:
 def airflow_time(text: object, name: str = "time") -> datetime | None:
     """*text*, a time in Airflow's JSON (ISO-8601; without an offset, UTC), as an aware UTC datetime.
 
-    ``None`` stays ``None``; anything else raises :class:`AuditError` naming the field *name* and the value.
+    ``None`` stays ``None``; anything else :func:`parse_time` refuses raises :class:`AuditError` naming the field
+    *name* and the value.
     """
     if text is None:
         return None
     try:
-        if not isinstance(text, str):
-            raise ValueError
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise AuditError(f"Airflow answered {name}={short_repr(text)}: expected an ISO-8601 time") from None
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        return parse_time(name, text)
+    except TimeTextError as exc:
+        raise AuditError(f"Airflow answered {exc}") from None
 
 
 class Client:
@@ -149,13 +132,15 @@ class Client:
         return token
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        # A clean "busy" refusal wrote nothing: sent again after each pause; the last answer is the one judged.
+        retrying = Retrying(
+            retry=retry_if_result(_busy),
+            wait=wait_chain(*(wait_fixed(s) for s in _BUSY_RETRY_SECONDS)),
+            stop=stop_after_attempt(len(_BUSY_RETRY_SECONDS) + 1),
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome is not None else None,
+        )
         try:
-            response = self.http.request(method, path, **kwargs)
-            for delay in _BUSY_RETRY_SECONDS:
-                if not _busy(response):
-                    break
-                time.sleep(delay)
-                response = self.http.request(method, path, **kwargs)
+            response = retrying(self.http.request, method, path, **kwargs)
         except self._errors as exc:
             raise AuditError(f"{method} {path}: cannot reach Airflow: {exc}") from None
         if response.status_code >= 400:
@@ -173,15 +158,18 @@ class Client:
         return dags
 
     def runs(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> list[RunRecord]:
-        """Every run of *dag_id*, page by page, each run once.
+        """Every run of *dag_id* (see :meth:`run_pages`), in one list."""
+        return [run for page in self.run_pages(dag_id, max_runs=max_runs) for run in page]
+
+    def run_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
+        """Every run of *dag_id*, oldest first, a page at a time as Airflow serves them, each run once.
 
         The pages must add up: each answer gives ``total_entries``, and a page of runs all read before (a server
         that ignores ``offset``) stops the reading with an error, as does a count beyond *max_runs*; so the loop
-        ends and its memory is bounded whatever the server answers. Runs added while reading may shift a page by a
-        few (a backfill's runs sort among the older ones): a run seen twice is kept once.
+        ends whatever the server answers, and only the ids read so far are kept. Runs added while reading may shift
+        a page by a few (a backfill's runs sort among the older ones): a run seen twice is handed on once.
         """
         path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
-        out: list[RunRecord] = []
         seen: set[str] = set()
         offset = 0
         pages = 0
@@ -209,12 +197,11 @@ class Client:
                     f"{where}: the page repeats runs already read ({short_repr(_run_id(batch[0], where))} ...): "
                     "the server does not honour offset, so reading on would never end"
                 )
-            for item in fresh:
-                seen.add(_run_id(item, where))
-                out.append(_record(item))
+            seen.update(_run_id(item, where) for item in fresh)
+            yield [_record(item) for item in fresh]
             offset += len(batch)
             if not batch or offset >= total:
-                return out
+                return
             if pages > total // _PAGE + 10:
                 raise AuditError(f"{where}: {pages} pages read for total_entries={total:,}; the pages do not add up")
 
@@ -281,106 +268,3 @@ class Settings:
             raise AuditError(f"the plugin answered dag_id={short_repr(dag_id)}: expected a string")
         paused = data.get("is_paused")
         return cls(dag_id, schedule, None if paused is None else bool(paused))
-
-
-def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:
-    return {
-        "dag_id": dag_id,
-        "from_date": step.fires[0].interval_start.isoformat(),
-        "to_date": step.fires[-1].interval_start.isoformat(),
-        "reprocess_behavior": step.reprocess,
-        "max_active_runs": 1,
-    }
-
-
-def check_backfills(client: Client, dag_id: str, steps: Sequence[RepairStep]) -> list[RepairStep]:
-    """Each backfill kept only if Airflow's dry run creates exactly its logical dates; else one conf run per fire."""
-    out: list[RepairStep] = []
-    for step in steps:
-        if step.kind is not RepairKind.BACKFILL:
-            out.append(step)
-            continue
-        dry = client.request("POST", "/api/v2/backfills/dry_run", json=_backfill_body(dag_id, step))
-        would = sorted(
-            d for d in (airflow_time(b.get("logical_date")) for b in dry.get("backfills", [])) if d is not None
-        )
-        if would == [f.interval_start for f in step.fires]:
-            out.append(step)
-            continue
-        note = f"; Airflow's backfill of this range would create {len(would)} run(s), not these {len(step.fires)}"
-        out += [RepairStep(RepairKind.MANUAL, (fire,), note=note) for fire in step.fires]
-    return out
-
-
-def apply_step(client: Client, dag_id: str, step: RepairStep) -> str:
-    if step.kind is RepairKind.BACKFILL:
-        return _backfill(client, dag_id, step)
-    return manual_run(client, dag_id, step.fires[0])
-
-
-def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
-    body = _backfill_body(dag_id, step)
-    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
-        try:
-            made = client.request("POST", "/api/v2/backfills", json=body)
-            return f"backfill {made.get('id')}"
-        except AuditError as exc:
-            if exc.status == 409:
-                # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
-                # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
-                return ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
-            if exc.status == 503 and _SQLITE_REFUSAL in str(exc):
-                # Airflow on SQLite refuses a backfill while another process writes (its scheduler always does),
-                # having written nothing: the same conf-window runs fill the range.
-                made = ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
-                return f"{made} ({SQLITE_NOTE})"
-            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
-                raise
-        # A 5xx that is not a clean "busy" refusal (Airflow 3.0 lets SQLite's lock escape as a bare 500) leaves
-        # unknown what was written: Airflow commits the backfill row before it creates the backfill's runs.
-        made_id = _open_backfill(client, body)
-        if made_id is not None:
-            taken = {r.logical_date for r in client.runs(dag_id)}
-            rest = [manual_run(client, dag_id, fire) for fire in step.fires if fire.interval_start not in taken]
-            return ", ".join([f"backfill {made_id}", *rest])
-        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
-    raise AssertionError("unreachable")
-
-
-def _open_backfill(client: Client, body: dict[str, Any]) -> Any:
-    """The id of the DAG's unfinished backfill of exactly *body*'s range, if Airflow made one."""
-    page = client.request("GET", "/api/v2/backfills", params={"dag_id": body["dag_id"], "limit": 20, "order_by": "-id"})
-    wanted = (airflow_time(body["from_date"]), airflow_time(body["to_date"]))
-    for item in page.get("backfills", []):
-        ends = (airflow_time(item.get("from_date")), airflow_time(item.get("to_date")))
-        if ends == wanted and item.get("completed_at") is None:
-            return item.get("id")
-    return None
-
-
-def manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
-    env = fire.window.as_env()
-    run_id = f"manual__hops_repair_{uuid.uuid4().hex[:12]}"
-    body = {
-        "dag_run_id": run_id,
-        "logical_date": None,
-        "conf": {"hops_window": {"start_time": env["HOPS_START_TIME"], "end_time": env["HOPS_END_TIME"]}},
-        "note": "hops-timetable audit --repair",
-    }
-    runs = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
-    for attempt in range(len(_UNKNOWN_OUTCOME_RETRIES) + 1):
-        try:
-            client.request("POST", runs, json=body)
-            return run_id
-        except AuditError as exc:
-            if exc.status is None or exc.status < 500 or attempt == len(_UNKNOWN_OUTCOME_RETRIES):
-                raise
-        # The run id is this call's own, so whether the failed request made the run can be asked directly.
-        try:
-            client.request("GET", f"{runs}/{quote(run_id, safe='')}")
-            return run_id
-        except AuditError as exc:
-            if exc.status != 404:
-                raise
-        time.sleep(_UNKNOWN_OUTCOME_RETRIES[attempt])
-    raise AssertionError("unreachable")

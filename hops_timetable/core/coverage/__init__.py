@@ -28,6 +28,7 @@ parts two processed windows cover, duplicates identical windows of two runs. Pur
 
 from __future__ import annotations
 
+from hops_timetable.core.coverage.blocks import Blocks, RunBlock, split_blocks
 from hops_timetable.core.coverage.detail import Coverage, coverage
 from hops_timetable.core.coverage.fires import FireCoverage
 from hops_timetable.core.coverage.history import History, Stretch, history
@@ -44,9 +45,11 @@ from hops_timetable.core.coverage.spans import Span
 __all__ = [
     "DONE_STATES",
     "IN_FLIGHT_STATES",
+    "Blocks",
     "Coverage",
     "FireCoverage",
     "History",
+    "RunBlock",
     "RunRecord",
     "RunWindow",
     "Span",
@@ -54,5 +57,6 @@ __all__ = [
     "coverage",
     "history",
     "run_window",
+    "split_blocks",
     "upcoming_windows",
 ]

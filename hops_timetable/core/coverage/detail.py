@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
@@ -123,6 +123,7 @@ def coverage(
     until: datetime | None = None,
     max_fires: int = 100_000,
     due_grace: timedelta = timedelta(minutes=1),
+    blocks: Sequence[RunBlock] = (),
 ) -> Coverage:
     """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.
 
@@ -133,7 +134,7 @@ def coverage(
     *due_grace* before *now* and has no run yet is ``pending``: listed, but neither a gap nor counted, since the
     scheduler creates runs a moment after their fire. Raises ``ValueError`` for ``max_fires < 1``.
     """
-    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace)
+    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
     return coverage_of(rules, since, until, max_fires)
 
 
@@ -142,7 +143,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
         raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
     policy = rules.policy
     now = rules.now
-    begin = timeline_begin(policy, rules.records, since)
+    begin = timeline_begin(policy, rules.earliest_start, since)
     fires: list[datetime] = []
     truncated = False
     if begin is not None:
@@ -158,15 +159,9 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
 
 
-def timeline_begin(policy: CatchupPolicy, records: Sequence[RunRecord], since: datetime | None) -> datetime | None:
-    begin = policy.start
-    if begin is None:
-        starts = [
-            as_utc(r.data_interval_start)
-            for r in records
-            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
-        ]
-        begin = min(starts) if starts else None
+def timeline_begin(policy: CatchupPolicy, earliest_start: datetime | None, since: datetime | None) -> datetime | None:
+    """The policy's start, else *earliest_start* (of the scheduled runs), or *since* if that is later."""
+    begin = policy.start if policy.start is not None else earliest_start
     if since is not None and (begin is None or as_utc(since) > begin):
         begin = as_utc(since)
     return begin

@@ -6,14 +6,15 @@ fire, :func:`~.history.history` stretch by stretch. Pure: no Airflow import.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.runs import DONE_STATES, IN_FLIGHT_STATES, RunRecord, best_state, run_window
 from hops_timetable.core.coverage.spans import Span, inside, merge_spans, overlaps_and_duplicates
 from hops_timetable.core.decision import BY_DESIGN, Decision
@@ -72,6 +73,7 @@ class Rules:
         runs: Iterable[RunRecord],
         now: datetime,
         due_grace: timedelta,
+        blocks: Sequence[RunBlock] = (),
     ) -> None:
         self.policy = policy
         self.catchup = catchup
@@ -80,13 +82,17 @@ class Rules:
         self.grace_limit = self.now - due_grace
         self.records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
         self.windows = [run_window(r, offset_seconds, policy) for r in self.records]
+        self.blocks = sorted(blocks, key=lambda b: b.first_fire)
+        self.block_firsts = [b.first_fire for b in self.blocks]
         by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
         for record in self.records:
             if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
                 by_fire[as_utc(record.data_interval_end)].append(record)
         self.by_fire = dict(by_fire)
+        self.block_spans = [b.span(policy, offset_seconds) for b in self.blocks]
         self.processed = merge_spans(
-            (r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None
+            [(r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None]
+            + [span for b, span in zip(self.blocks, self.block_spans, strict=True) if _processed(b.state)]
         )
         self.processed_starts = [lo for lo, _ in self.processed]
         scheduled = sorted(
@@ -96,31 +102,69 @@ class Rules:
         )
         self.scheduled_fires = [fire for fire, _ in scheduled]
         self.scheduled_queued = [queued for _, queued in scheduled]
+        # Blocks of scheduled runs, by their first fire: a gap ends at a block's first fire or at a run kept whole.
+        self.scheduled_blocks = [b for b in self.blocks if b.run_type == "scheduled"]
+        self.scheduled_block_firsts = [b.first_fire for b in self.scheduled_blocks]
         self.dropped = Decision.DROPPED_BOUND if catchup else Decision.DROPPED_NO_CATCHUP
-        newest_run = self.scheduled_fires[-1] if scheduled else None
-        due = policy.next_run(newest_run, self.now, catchup=catchup)
+        newest = [*self.scheduled_fires[-1:], *(b.last_fire for b in self.scheduled_blocks[-1:])]
+        due = policy.next_run(max(newest, default=None), self.now, catchup=catchup)
         self.due_from = None if due is None else due.fire
-        self._gap_decisions: dict[int, Decision] = {}
+        self._gap_decisions: dict[datetime, Decision] = {}
         self._overlaps: tuple[list[Span], list[Span]] | None = None
+
+    @property
+    def earliest_start(self) -> datetime | None:
+        """The oldest data interval start of a scheduled or backfill run (where a timeline without a start begins)."""
+        starts = [
+            as_utc(r.data_interval_start)
+            for r in self.records
+            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
+        ]
+        return min([*starts, *(b.first_start for b in self.blocks[:1])], default=None)
+
+    def block_at(self, fire: datetime) -> RunBlock | None:
+        """The block with a run at *fire*, if any."""
+        index = bisect_right(self.block_firsts, fire) - 1
+        return self.blocks[index] if index >= 0 and self.blocks[index].holds(fire) else None
+
+    def _scheduled_after(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
+        """The first fire after *fire* (which has no run) with a scheduled run, and when it was queued."""
+        found: list[tuple[datetime, datetime | None]] = []
+        index = bisect_right(self.scheduled_fires, fire)
+        if index < len(self.scheduled_fires):
+            found.append((self.scheduled_fires[index], self.scheduled_queued[index]))
+        index = bisect_right(self.scheduled_block_firsts, fire)
+        if index < len(self.scheduled_blocks):
+            block = self.scheduled_blocks[index]
+            found.append((block.first_fire, block.first_queued))
+        return min(found, key=lambda item: item[0], default=None)
+
+    def _scheduled_before(self, fire: datetime) -> datetime | None:
+        """The newest fire before *fire* (which has no run) with a scheduled run."""
+        index = bisect_left(self.scheduled_fires, fire)
+        found = [self.scheduled_fires[index - 1]] if index > 0 else []
+        index = bisect_left(self.scheduled_block_firsts, fire)
+        found += [self.scheduled_blocks[index - 1].last_fire] if index > 0 else []
+        return max(found, default=None)
 
     def decide(self, fire: datetime) -> Decision:
         """The decision of *fire*; see the module docstring."""
-        if fire in self.by_fire:
+        if fire in self.by_fire or self.block_at(fire) is not None:
             return Decision.CREATED
         why = self.policy.classify(fire)
         if why is not Decision.ELIGIBLE:
             return why
-        index = bisect_right(self.scheduled_fires, fire)  # the first scheduled run with a fire after this one
-        if index < len(self.scheduled_fires):
-            if index not in self._gap_decisions:
+        after = self._scheduled_after(fire)  # the first scheduled run with a fire after this one
+        if after is not None:
+            following, queued = after
+            if following not in self._gap_decisions:
                 # The run after the gap: the bound explains the gap if the policy, asked when Airflow queued that
                 # run, picks exactly it. One question per gap, whatever the number of fires in it.
-                previous = self.scheduled_fires[index - 1] if index > 0 else None
-                queued = self.scheduled_queued[index]
+                previous = self._scheduled_before(fire)
                 picked = None if queued is None else self.policy.next_run(previous, queued, catchup=self.catchup)
-                explained = picked is not None and picked.fire == self.scheduled_fires[index]
-                self._gap_decisions[index] = self.dropped if explained else Decision.MISSED
-            return self._gap_decisions[index]
+                explained = picked is not None and picked.fire == following
+                self._gap_decisions[following] = self.dropped if explained else Decision.MISSED
+            return self._gap_decisions[following]
         if self.due_from is not None and fire >= self.due_from:
             return Decision.DUE
         return Decision.MISSED
@@ -131,21 +175,52 @@ class Rules:
         interval_start = self.policy.interval_start(fire)
         window = hops_window(interval_start, fire, self.offset)
         own = self.by_fire.get(fire, [])
+        run_ids = tuple(r.run_id for r in own)
+        block = self.block_at(fire)
+        if block is not None:
+            # A run of a block: its state, and its id where the block kept it.
+            own = [*own, RunRecord(block.run_id(fire, self.policy) or "", block.run_type, block.state, fire)]
+            run_ids += tuple(r for r in (block.run_id(fire, self.policy),) if r)
         return FireCoverage(
             fire=fire,
             decision=decision,
             interval_start=interval_start,
             window=window,
-            run_ids=tuple(r.run_id for r in own),
+            run_ids=run_ids,
             state=best_state(own) if own else None,
             covered=inside(self.processed, self.processed_starts, window.start, window.end),
             pending=decision is Decision.DUE and fire > self.grace_limit,
         )
 
+    def block_window(self, window: tuple[datetime, datetime]) -> str | None:
+        """The name of the block run that processed exactly *window* (``[start, end)``), if one did."""
+        fire = window[1] + timedelta(seconds=self.offset or 0)
+        block = self.block_at(fire)
+        if block is None or not _processed(block.state) or not self.policy.cron.matches(fire):
+            return None
+        own = block.window(fire, self.policy, self.offset)
+        return (block.run_id(fire, self.policy) or block.label) if (own.start, own.end) == window else None
+
+    def block_pieces(self, block: RunBlock, lo: datetime, hi: datetime) -> list[tuple[datetime, datetime, str]]:
+        """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
+        shift = timedelta(seconds=self.offset or 0)
+        fire: datetime | None = max(block.first_fire, self.policy.cron.next_after(lo + shift) or block.first_fire)
+        out = []
+        while fire is not None and fire <= block.last_fire:
+            window = block.window(fire, self.policy, self.offset)
+            if window.start >= hi:
+                break
+            name = block.run_id(fire, self.policy) or f"{block.label} at {format_hops_time(fire)}"
+            out.append((max(lo, window.start), min(hi, window.end), name))
+            fire = self.policy.cron.next_after(fire)
+        return out
+
     def overlaps(self) -> tuple[list[Span], list[Span]]:
         """The overlaps and duplicates of the processed windows, worked out once."""
         if self._overlaps is None:
-            self._overlaps = overlaps_and_duplicates(self.windows)
+            self._overlaps = overlaps_and_duplicates(
+                self.windows, self.blocks, self.block_spans, self.block_window, self.block_pieces
+            )
         return self._overlaps
 
     def cuts(self, offset_seconds: int | None) -> list[datetime]:
@@ -166,6 +241,8 @@ class Rules:
         cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
         for lo, hi in self.processed:
             cuts += [lo + shift, hi + shift]
+        for block in self.blocks:
+            cuts += [block.first_fire - TICK, block.last_fire]
         fires = sorted(self.by_fire)
         first = 0
         for index, fire in enumerate(fires):
@@ -179,6 +256,10 @@ class Rules:
                 cuts += [fires[first] - TICK, fire]
                 first = index + 1
         return sorted(set(cuts))
+
+
+def _processed(state: str) -> bool:
+    return state in DONE_STATES or state in IN_FLIGHT_STATES
 
 
 def by_status(items: Iterable[tuple[FireCoverage, int]]) -> dict[str, int]:

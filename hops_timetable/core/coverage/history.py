@@ -3,12 +3,13 @@ by the runs, not by the fires. Pure: no Airflow import."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.detail import Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord
@@ -159,6 +160,7 @@ def history(
     *,
     since: datetime | None = None,
     due_grace: timedelta = timedelta(minutes=1),
+    blocks: Sequence[RunBlock] = (),
 ) -> History:
     """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
 
@@ -167,8 +169,8 @@ def history(
     so the cost grows with the runs, not with the fires: a million fires of a bounded catch-up cost what its few
     dozen runs cost.
     """
-    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace)
-    begin = timeline_begin(policy, rules.records, since)
+    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
+    begin = timeline_begin(policy, rules.earliest_start, since)
     stretches: list[Stretch] = []
     span = None if begin is None else span_of_fires(policy, begin, rules.now)
     if span is not None:

@@ -1,0 +1,191 @@
+"""A DAG's history at any size: runs that read alike kept as blocks, so memory and time grow with what differs.
+
+Most runs of a long-lived DAG say nothing a neighbour does not: one scheduled run per fire, each interval starting
+where the one before ends, each processing the scheduler's window, all in one state. :class:`RunBlock` keeps such a
+stretch as its ends and its count; :class:`Blocks` builds them from runs as they stream in (from Airflow's REST API
+page by page, or the metadata database row by row), keeping every other run whole. :class:`~.fires.Rules` answers
+from blocks exactly as from the runs they stand for. Pure: no Airflow import.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
+from hops_timetable.core.window import HopsWindow, as_utc, hops_window
+
+__all__ = ["Blocks", "RunBlock", "split_blocks"]
+
+
+@dataclass(frozen=True)
+class RunBlock:
+    """*count* runs of one type and state, one at each of the consecutive fires ``first_fire`` .. ``last_fire``,
+    each interval starting where the one before ends (the first at ``first_start``), each processing the scheduler's
+    window. ``first_queued`` is the first run's ``queued_at`` (what the catch-up bound is asked with after a gap);
+    ``run_ids`` the runs' ids in fire order when they were kept, else only the ends are known (``first_id``,
+    ``last_id``)."""
+
+    run_type: str
+    state: str
+    first_start: datetime
+    first_fire: datetime
+    last_fire: datetime
+    count: int
+    first_queued: datetime | None
+    first_id: str
+    last_id: str
+    run_ids: tuple[str, ...] | None = None
+
+    def holds(self, fire: datetime) -> bool:
+        return self.first_fire <= fire <= self.last_fire
+
+    def interval_start(self, fire: datetime, policy: CatchupPolicy) -> datetime:
+        """The data interval start of the run at *fire* (a fire of the block): where the run before it ends."""
+        if fire == self.first_fire:
+            return self.first_start
+        previous = policy.cron.prev_before(fire)
+        assert previous is not None
+        return previous
+
+    def window(self, fire: datetime, policy: CatchupPolicy, offset: int | None) -> HopsWindow:
+        return hops_window(self.interval_start(fire, policy), fire, offset)
+
+    def span(self, policy: CatchupPolicy, offset: int | None) -> tuple[datetime, datetime]:
+        """The HOPS time the block's windows cover, end to end."""
+        return self.window(self.first_fire, policy, offset).start, hops_window(
+            self.first_fire, self.last_fire, offset
+        ).end
+
+    def run_id(self, fire: datetime, policy: CatchupPolicy) -> str | None:
+        """The id of the run at *fire*, where it is known."""
+        if fire == self.first_fire:
+            return self.first_id
+        if fire == self.last_fire:
+            return self.last_id
+        if self.run_ids is None:
+            return None
+        return self.run_ids[policy.cron.count_between(self.first_fire, fire) - 1]
+
+    @property
+    def label(self) -> str:
+        """The block's runs as one name: ``first .. last (n runs)``."""
+        return f"{self.first_id} .. {self.last_id} ({self.count:,} runs)"
+
+
+class Blocks:
+    """Runs streamed in (any order), kept as :class:`RunBlock` s where they read alike and whole otherwise.
+
+    A run joins the newest block when its fire is the fire after the block's last, its interval starts at that fire,
+    and it has the block's type and state; a run at an older fire is kept whole. The newest *tail* runs that could
+    join a block are held whole until newer ones push them out (so the newest fires keep their runs, as
+    ``audit`` lists them); *keep_ids* keeps every block's run ids (one string a run).
+    """
+
+    def __init__(self, policy: CatchupPolicy, offset: int | None, *, tail: int = 0, keep_ids: bool = False) -> None:
+        self.policy = policy
+        self.offset = offset
+        self.tail = tail
+        self.keep_ids = keep_ids
+        self.singles: list[RunRecord] = []
+        self.blocks: list[RunBlock] = []
+        self._ids: list[str] = []
+        self._held: deque[RunRecord] = deque()
+        self._newest: datetime | None = None  # the newest fire held or in a block
+
+    def add(self, runs: Iterable[RunRecord]) -> None:
+        for run in runs:
+            if not self._alike(run):
+                self.singles.append(run)
+                continue
+            fire = as_utc(run.data_interval_end)  # type: ignore[arg-type]
+            if self._newest is not None and fire <= self._newest:
+                self.singles.append(run)
+                continue
+            self._newest = fire
+            self._held.append(run)
+            if len(self._held) > self.tail:
+                self._join(self._held.popleft())
+
+    def finish(self) -> tuple[list[RunRecord], list[RunBlock]]:
+        """The runs kept whole and the blocks; the builder is spent."""
+        self._seal()
+        return [*self.singles, *self._held], self.blocks
+
+    def _alike(self, run: RunRecord) -> bool:
+        """Whether *run* could stand in a block: a scheduled or backfill run processing the scheduler's window."""
+        if run.run_type not in SCHEDULED_RUN_TYPES or run.data_interval_start is None or run.data_interval_end is None:
+            return False
+        if run.logical_date is None or as_utc(run.logical_date) != as_utc(run.data_interval_start):
+            return False  # a logical date of its own: the repair plan must see it taken
+        seen: RunWindow = run_window(run, self.offset, self.policy)
+        return (
+            seen.error is None
+            and seen.carried == "scheduler"
+            and seen.window == hops_window(run.data_interval_start, run.data_interval_end, self.offset)
+        )
+
+    def _join(self, run: RunRecord) -> None:
+        start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
+        top = self.blocks[-1] if self.blocks else None
+        if (
+            top is not None
+            and (top.run_type, top.state) == (run.run_type, run.state)
+            and start == top.last_fire
+            and self.policy.cron.next_after(top.last_fire) == fire
+        ):
+            self.blocks[-1] = replace(top, last_fire=fire, count=top.count + 1, last_id=run.run_id)
+            if self.keep_ids:
+                self._ids.append(run.run_id)
+            return
+        if top is not None and start < top.last_fire:
+            # Its window would meet the block's: whole, so that no window of a block is another's.
+            self.singles.append(run)
+            return
+        self._seal()
+        queued = None if run.queued_at is None else as_utc(run.queued_at)
+        self.blocks.append(RunBlock(run.run_type, run.state, start, fire, fire, 1, queued, run.run_id, run.run_id))
+        self._ids = [run.run_id]
+
+    def _seal(self) -> None:
+        if self.keep_ids and self.blocks and self.blocks[-1].run_ids is None:
+            self.blocks[-1] = replace(self.blocks[-1], run_ids=tuple(self._ids))
+        self._ids = []
+
+
+def split_blocks(blocks: Sequence[RunBlock], lo: datetime, hi: datetime, policy: CatchupPolicy) -> list[RunBlock]:
+    """*blocks* without their fires in ``[lo, hi]`` (whose runs the caller reads whole instead)."""
+    cron = policy.cron
+    out = []
+    for block in blocks:
+        if block.last_fire < lo or block.first_fire > hi:
+            out.append(block)
+            continue
+        before = cron.prev_before(lo) if block.first_fire < lo else None
+        if before is not None:
+            count = cron.count_between(block.first_fire, before)
+            ids = None if block.run_ids is None else block.run_ids[:count]
+            last_id = block.run_id(before, policy) or f"{block.first_id} + {count - 1}"
+            out.append(replace(block, last_fire=before, count=count, last_id=last_id, run_ids=ids))
+        after = cron.next_after(hi) if block.last_fire > hi else None
+        if after is not None:
+            count = cron.count_between(after, block.last_fire)
+            ids = None if block.run_ids is None else block.run_ids[-count:]
+            first_id = block.run_id(after, policy) or f"{block.last_id} - {count - 1}"
+            start = block.interval_start(after, policy)
+            out.append(
+                replace(
+                    block,
+                    first_start=start,
+                    first_fire=after,
+                    count=count,
+                    first_queued=None,
+                    first_id=first_id,
+                    run_ids=ids,
+                )
+            )
+    return out

@@ -1,0 +1,77 @@
+"""Runs kept as blocks (``core/coverage/blocks``): the coverage and the history read exactly as with every run whole,
+at a memory set by the runs that differ."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+from runs_by_hand import HOURLY, START, at, scheduled
+from test_coverage_history import schedules
+
+from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.coverage import Blocks, Coverage, RunRecord, coverage, history, split_blocks
+
+
+def _facts(cov: Coverage) -> dict[str, object]:
+    return {
+        "fires": [(f.fire, f.decision, f.status, f.state, f.run_ids, f.covered, f.pending) for f in cov.fires],
+        "gaps": [(g.start, g.end, g.reasons, g.run_ids) for g in cov.gaps],
+        "dropped": [(d.start, d.end, d.reasons) for d in cov.dropped],
+        "overlaps": [(o.start, o.end, o.run_ids) for o in cov.overlaps],
+        "duplicates": [(d.start, d.end, d.run_ids) for d in cov.duplicates],
+        "verdict": cov.verdict(),
+        "counts": cov.counts,
+        "begin": cov.begin,
+    }
+
+
+def _blocked(policy: CatchupPolicy, offset: int | None, runs: list[RunRecord], tail: int = 0):  # type: ignore[no-untyped-def]
+    builder = Blocks(policy, offset, tail=tail, keep_ids=True)
+    for n in range(0, len(runs), 7):  # pages, as the REST API serves them
+        builder.add(runs[n : n + 7])
+    return builder.finish()
+
+
+@given(schedules(), st.integers(0, 3))
+def test_blocks_read_exactly_as_the_runs_they_stand_for(
+    case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime], tail: int
+) -> None:
+    policy, catchup, offset, runs, now = case
+    runs = sorted(runs, key=lambda r: r.run_after)
+    singles, blocks = _blocked(policy, offset, runs, tail)
+    assert len(singles) + sum(b.count for b in blocks) == len(runs)
+    whole = coverage(policy, catchup, offset, runs, now)
+    assert _facts(coverage(policy, catchup, offset, singles, now, blocks=blocks)) == _facts(whole)
+    hist = history(policy, catchup, offset, singles, now, blocks=blocks)
+    assert hist.verdict() == whole.verdict() and hist.counts() == whole.counts
+
+
+def test_a_run_for_every_fire_is_one_block_and_a_failure_cuts_it() -> None:
+    policy = CatchupPolicy(HOURLY, start=START)
+    runs = [scheduled(h, "failed" if h == 500 else "success") for h in range(1, 1001)]
+    singles, blocks = _blocked(policy, None, runs)
+    assert singles == [] and [(b.state, b.count) for b in blocks] == [("success", 499), ("failed", 1), ("success", 500)]
+    now = at(1000, 30)
+    whole = coverage(policy, True, None, runs, now)
+    assert _facts(coverage(policy, True, None, [], now, blocks=blocks)) == _facts(whole)
+    assert "1 of 1,000 expected window(s) not processed" in whole.verdict()
+
+
+def test_a_page_read_whole_replaces_its_fires_in_the_blocks() -> None:
+    # What the tab does: blocks for the history, the page's fires' runs read whole, nothing counted twice.
+    policy = CatchupPolicy(HOURLY, start=START)
+    runs = [scheduled(h, "failed" if h % 97 == 0 else "success") for h in range(1, 601)]
+    builder = Blocks(policy, None)
+    builder.add(runs)
+    _, blocks = builder.finish()
+    assert all(b.run_ids is None for b in blocks)
+    lo, hi = at(250), at(449)
+    page = [r for r in runs if r.data_interval_end is not None and lo <= r.data_interval_end <= hi]
+    rest = split_blocks(blocks, lo, hi, policy)
+    assert sum(b.count for b in rest) + len(page) == len(runs)
+    now = at(600, 30)
+    mixed = coverage(policy, True, None, page, now, blocks=rest, since=lo - timedelta(seconds=1), until=hi)
+    whole = coverage(policy, True, None, runs, now, since=lo - timedelta(seconds=1), until=hi)
+    assert _facts(mixed) == _facts(whole)
