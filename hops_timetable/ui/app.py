@@ -27,13 +27,14 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from hops_timetable import _compat, config
-from hops_timetable.core.coverage import RunRecord, run_window, upcoming_windows
+from hops_timetable.core.coverage import page_of_fires, run_window, timeline_begin, upcoming_windows
 from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui import window_form
-from hops_timetable.ui.render import DagPage, build_page, dag_page, page_json
+from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json
 from hops_timetable.ui.run_tab import RunFacts, run_page
 
 if TYPE_CHECKING:
@@ -103,40 +104,23 @@ def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
     return modes
 
 
-def _value(item: Any) -> str:
-    return str(getattr(item, "value", item))
-
-
-def _records(session: Session, dag_id: str, run_id: str | None = None) -> list[RunRecord]:
-    return [
-        RunRecord(
-            run_id=dr.run_id,
-            run_type=_value(dr.run_type),
-            state=_value(dr.state),
-            run_after=as_utc(dr.run_after),
-            logical_date=_utc(dr.logical_date),
-            data_interval_start=_utc(dr.data_interval_start),
-            data_interval_end=_utc(dr.data_interval_end),
-            queued_at=_utc(dr.queued_at),
-            conf=dr.conf if isinstance(dr.conf, dict) else None,
-        )
-        for dr in _compat.dag_runs(session, dag_id, run_id)
-    ]
-
-
 def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
     """The settings as ``audit`` reads them back (:meth:`Schedule.as_json` plus the pause flag)."""
     return {**settings.as_json(), "is_paused": paused}
 
 
 def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool | None, DagPage, list[Any]]:
+    """One page of the tab: the history from the runs kept between views, the page's own runs read whole."""
     settings, paused = _load(session, dag_id)
-    records = _records(session, dag_id)
     now = datetime.now(timezone.utc)
-    built = build_page(settings, records, now, page)
-    last = max((r.run_after for r in records if r.run_type == "scheduled"), default=None)
+    policy = settings.policy()
+    runs = tab_runs.dag_runs(session, dag_id, settings)
+    found = page_of_fires(policy, timeline_begin(policy, runs.earliest_start, None), now, page, PAGE_FIRES)
+    if found is not None:
+        runs = tab_runs.with_page(session, dag_id, settings, runs, found[2], found[3])
+    built = build_page(settings, runs.records, now, page, blocks=runs.blocks)
     count = config.settings().tab_upcoming_windows
-    nxt = upcoming_windows(settings.policy(), settings.catchup, settings.offset, last, now, count)
+    nxt = upcoming_windows(policy, settings.catchup, settings.offset, runs.newest_scheduled, now, count)
     return settings, paused, built, nxt
 
 
@@ -188,10 +172,10 @@ def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, p
 def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
     dag = _dag(session, dag_id)
     settings = _settings(dag)
-    found = _records(session, dag_id, run_id)
-    if not found:
+    found = tab_runs.one_run(session, dag_id, run_id)
+    if found is None:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
-    item = run_window(found[0], settings.offset, settings.policy())
+    item = run_window(found, settings.offset, settings.policy())
     return RunFacts(item, item.carried, _legacy_modes(dag))
 
 

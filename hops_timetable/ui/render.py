@@ -18,11 +18,13 @@ from urllib.parse import quote
 from hops_timetable.core.coverage import (
     Coverage,
     History,
+    RunBlock,
     RunRecord,
     RunWindow,
     Span,
     Stretch,
     history,
+    page_of_fires,
 )
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.schedule_words import sentences
@@ -127,21 +129,25 @@ class DagPage:
 
 
 def build_page(
-    settings: Schedule, records: Sequence[RunRecord], now: datetime, page: int = 0, size: int = PAGE_FIRES
+    settings: Schedule,
+    records: Sequence[RunRecord],
+    now: datetime,
+    page: int = 0,
+    size: int = PAGE_FIRES,
+    blocks: Sequence[RunBlock] = (),
 ) -> DagPage:
     """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
 
     The cost is that of the runs and of one page: the history is read in stretches (:func:`history`), and only this
-    page's fires are taken one by one, so a million fires of history cost what their runs cost.
+    page's fires are taken one by one, so a million fires of history cost what their runs cost; runs kept as
+    *blocks* cost what a block costs.
     """
     policy = settings.policy()
-    hist = history(policy, settings.catchup, settings.offset, records, now)
-    pages = max(1, -(-hist.fires // size))
-    number = min(max(page, 0), pages - 1)
-    newest = hist.nth_newest(number * size)
-    oldest = hist.nth_newest(min((number + 1) * size, hist.fires) - 1)
-    if newest is None or oldest is None:
+    hist = history(policy, settings.catchup, settings.offset, records, now, blocks=blocks)
+    found = page_of_fires(policy, hist.begin, hist.now, page, size)
+    if found is None:
         return DagPage(hist, hist.coverage(max_fires=size), 0, 1, [])
+    number, pages, oldest, newest = found
     cov = hist.coverage(since=oldest - timedelta(microseconds=1), until=newest, max_fires=size)
     return DagPage(hist, cov, number, pages, hist.older_than(oldest))
 

@@ -29,7 +29,7 @@ parts two processed windows cover, duplicates identical windows of two runs. Pur
 from __future__ import annotations
 
 from hops_timetable.core.coverage.blocks import Blocks, RunBlock, split_blocks
-from hops_timetable.core.coverage.detail import Coverage, coverage
+from hops_timetable.core.coverage.detail import Coverage, coverage, page_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage
 from hops_timetable.core.coverage.history import History, Stretch, history
 from hops_timetable.core.coverage.runs import (
@@ -56,7 +56,9 @@ __all__ = [
     "Stretch",
     "coverage",
     "history",
+    "page_of_fires",
     "run_window",
     "split_blocks",
+    "timeline_begin",
     "upcoming_windows",
 ]

@@ -112,9 +112,9 @@ class Blocks:
                 self._join(self._held.popleft())
 
     def finish(self) -> tuple[list[RunRecord], list[RunBlock]]:
-        """The runs kept whole and the blocks; the builder is spent."""
+        """The runs kept whole and the blocks (copies); with *keep_ids* the builder is spent, else it takes more."""
         self._seal()
-        return [*self.singles, *self._held], self.blocks
+        return [*self.singles, *self._held], list(self.blocks)
 
     def _alike(self, run: RunRecord) -> bool:
         """Whether *run* could stand in a block: a scheduled or backfill run processing the scheduler's window."""

@@ -18,7 +18,7 @@ from hops_timetable.core.coverage.runs import RunRecord, RunWindow
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["Coverage", "coverage", "coverage_of", "span_of_fires", "timeline_begin"]
+__all__ = ["Coverage", "coverage", "coverage_of", "page_of_fires", "span_of_fires", "timeline_begin"]
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,27 @@ def span_of_fires(policy: CatchupPolicy, begin: datetime, now: datetime) -> tupl
     if newest is None or first is None or first > newest:
         return None
     return first, newest
+
+
+def page_of_fires(
+    policy: CatchupPolicy, begin: datetime | None, now: datetime, page: int, size: int
+) -> tuple[int, int, datetime, datetime] | None:
+    """Page *page* (0: the newest; clamped to the oldest) of *size* fires in ``(begin, now]``: its number, the
+    number of pages, its oldest and its newest fire; ``None`` without fires. The cron is searched, never walked."""
+    span = None if begin is None else span_of_fires(policy, begin, now)
+    if span is None:
+        return None
+    first, newest = span
+    total = policy.cron.count_between(first, newest)
+    pages = max(1, -(-total // size))
+    number = min(max(page, 0), pages - 1)
+
+    def nth(n: int) -> datetime:
+        found = newest if n == 0 else policy.cron.nth_before(newest, n)
+        assert found is not None
+        return found
+
+    return number, pages, nth(min((number + 1) * size, total) - 1), nth(number * size)
 
 
 def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:

@@ -1,0 +1,167 @@
+"""The runs the tab reads: a DAG's history kept between views as blocks, brought up to date by bounded queries.
+
+A view must not read a DAG's whole history: a per-minute DAG has a million runs in two years. The api-server keeps,
+per DAG, the runs that had ended when it last looked, folded into :class:`~hops_timetable.core.coverage.Blocks`
+(runs that read alike as one block; the others whole), and each view reads only:
+
+* the runs added since (``id`` above the highest folded: the primary key);
+* the runs that were queued or running then, again by id, folded in once they have ended;
+* how many runs up to that id are failed, queued or running (the ``(dag_id, state)`` index): a run cleared, marked
+  or deleted since changes these counts, and the DAG's runs are folded again from the start;
+* the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
+
+The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
+(seconds for a million runs); the summary kept is the size of what differs between the runs, not of their number.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from hops_timetable import _compat
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
+from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.window import as_utc
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+__all__ = ["KEPT_DAGS", "DagRuns", "dag_runs", "one_run", "record_of", "with_page"]
+
+KEPT_DAGS = 64
+"""DAGs whose folded runs the api-server keeps (the most recently viewed)."""
+_IN_FLIGHT = ("queued", "running")
+_WATCHED = ("failed", *_IN_FLIGHT)
+
+
+def _value(item: Any) -> str:
+    return str(getattr(item, "value", item))
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+def record_of(row: Any) -> RunRecord:
+    """A ``dag_run`` row (:data:`hops_timetable._compat.RUN_COLUMNS`) as the core reads a run."""
+    return RunRecord(
+        run_id=row.run_id,
+        run_type=_value(row.run_type),
+        state=_value(row.state),
+        run_after=as_utc(row.run_after),
+        logical_date=_utc(row.logical_date),
+        data_interval_start=_utc(row.data_interval_start),
+        data_interval_end=_utc(row.data_interval_end),
+        queued_at=_utc(row.queued_at),
+        conf=row.conf if isinstance(row.conf, dict) else None,
+    )
+
+
+@dataclass
+class _Folded:
+    """The runs of one DAG with an id up to ``upto`` that had ended when read, folded; those in flight kept apart."""
+
+    settings: Schedule
+    builder: Blocks
+    upto: int = 0
+    failed: int = 0  # folded runs that failed
+    in_flight: dict[int, RunRecord] = field(default_factory=dict)
+
+    def fold(self, rows: Iterable[Any]) -> None:
+        for row in rows:
+            record = record_of(row)
+            self.upto = max(self.upto, int(row.id))
+            if record.state in _IN_FLIGHT:
+                self.in_flight[int(row.id)] = record
+                continue
+            self.in_flight.pop(int(row.id), None)
+            self.failed += record.state == "failed"
+            self.builder.add((record,))
+
+
+@dataclass(frozen=True)
+class DagRuns:
+    """What one view reads of a DAG's runs: those kept whole, the blocks, and the newest scheduled fire."""
+
+    records: list[RunRecord]
+    blocks: list[RunBlock]
+
+    @property
+    def newest_scheduled(self) -> datetime | None:
+        """The newest fire with a scheduled run (where the next windows are counted from)."""
+        fires = [as_utc(r.run_after) for r in self.records if r.run_type == "scheduled"]
+        fires += [b.last_fire for b in self.blocks if b.run_type == "scheduled"]
+        return max(fires, default=None)
+
+    @property
+    def earliest_start(self) -> datetime | None:
+        starts = [
+            as_utc(r.data_interval_start)
+            for r in self.records
+            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
+        ]
+        return min([*starts, *(b.first_start for b in self.blocks)], default=None)
+
+
+_KEPT: OrderedDict[str, _Folded] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
+    """The DAG's folded runs, brought up to date (folded again from the start when an older run changed)."""
+    folded = _KEPT.get(dag_id)
+    if folded is not None and folded.settings == settings:
+        _KEPT.move_to_end(dag_id)
+        if folded.in_flight:
+            folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(ids=tuple(folded.in_flight))))
+        expected = {"failed": folded.failed, **dict.fromkeys(_IN_FLIGHT, 0)}
+        for record in folded.in_flight.values():
+            expected[record.state] += 1
+        counts = _compat.run_state_counts(session, dag_id, _WATCHED, folded.upto)
+        if {state: counts.get(state, 0) for state in _WATCHED} == expected:
+            folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=folded.upto)))
+            return folded
+    folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
+    folded.fold(_compat.run_rows(session, dag_id))
+    _KEPT[dag_id] = folded
+    while len(_KEPT) > KEPT_DAGS:
+        _KEPT.popitem(last=False)
+    return folded
+
+
+def dag_runs(session: Session, dag_id: str, settings: Schedule) -> DagRuns:
+    """The runs of *dag_id* as the view starts from them: the history as blocks and the runs kept whole."""
+    with _LOCK:
+        folded = _up_to_date(session, dag_id, settings)
+        records, blocks = folded.builder.finish()
+        return DagRuns([*records, *folded.in_flight.values()], blocks)
+
+
+def with_page(session: Session, dag_id: str, settings: Schedule, runs: DagRuns, lo: datetime, hi: datetime) -> DagRuns:
+    """*runs* with those of the fires ``lo`` .. ``hi`` (the page shown) read whole, as they are now."""
+    policy = settings.policy()
+    # A scheduled or backfill run's logical date is its interval's start, which is before its fire and no earlier
+    # than the first fire's interval start: the page's runs are a range of the (dag_id, logical_date) index.
+    query = _compat.RunQuery(logical_from=policy.interval_start(lo), logical_to=hi)
+    fresh = [record_of(row) for row in _compat.run_rows(session, dag_id, query)]
+
+    def on_page(record: RunRecord) -> bool:
+        end = record.data_interval_end
+        return record.run_type in SCHEDULED_RUN_TYPES and end is not None and lo <= as_utc(end) <= hi
+
+    whole = {r.run_id: r for r in runs.records if not on_page(r)}
+    # Runs of other fires in the range are the blocks' or already whole: only the page's and unscheduled ones.
+    whole.update((r.run_id, r) for r in fresh if on_page(r) or r.run_type not in SCHEDULED_RUN_TYPES)
+    return DagRuns(list(whole.values()), split_blocks(runs.blocks, lo, hi, policy))
+
+
+def one_run(session: Session, dag_id: str, run_id: str) -> RunRecord | None:
+    """The run *run_id* of *dag_id*, if it exists (the ``(dag_id, run_id)`` index)."""
+    rows = list(_compat.run_rows(session, dag_id, _compat.RunQuery(run_id=run_id)))
+    return record_of(rows[0]) if rows else None

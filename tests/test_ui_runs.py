@@ -1,0 +1,119 @@
+"""The runs the tab reads (``ui/runs``) from a real SQLite metadata database: bounded queries, kept between views,
+and pages that read exactly as the whole history read run by run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+import pytest
+from runs_by_hand import HOURLY, START, at, manual, scheduled
+
+from hops_timetable import _compat
+from hops_timetable.core.coverage import RunRecord, page_of_fires, timeline_begin
+from hops_timetable.core.schedule import Schedule
+from hops_timetable.ui import runs as tab_runs
+from hops_timetable.ui.render import PAGE_FIRES, build_page, page_json
+
+pytestmark = pytest.mark.usefixtures("airflow_db")
+
+SETTINGS = Schedule(cron=HOURLY, start=START, catchup=True)
+
+
+@pytest.fixture
+def session() -> Iterator[Any]:
+    yield from _compat.metadata_session()
+
+
+def _insert(session: Any, dag_id: str, runs: list[RunRecord]) -> None:
+    from airflow.models.dagrun import DagRun
+
+    rows = [{"dag_id": dag_id, "clear_number": 0, **asdict(r)} for r in runs]
+    for row in rows:
+        row["conf"] = row["conf"] or {}
+    session.execute(DagRun.__table__.insert(), rows)
+    session.commit()
+
+
+def _set_state(session: Any, dag_id: str, run_id: str, state: str) -> None:
+    from airflow.models.dagrun import DagRun
+
+    table = DagRun.__table__
+    session.execute(table.update().where(table.c.dag_id == dag_id, table.c.run_id == run_id).values(state=state))
+    session.commit()
+
+
+def _page(session: Any, dag_id: str, page: int, now: datetime) -> dict[str, Any]:
+    """Page *page* as the tab builds it: the runs kept between views, the page's own read whole."""
+    policy = SETTINGS.policy()
+    runs = tab_runs.dag_runs(session, dag_id, SETTINGS)
+    found = page_of_fires(policy, timeline_begin(policy, runs.earliest_start, None), now, page, PAGE_FIRES)
+    assert found is not None
+    runs = tab_runs.with_page(session, dag_id, SETTINGS, runs, found[2], found[3])
+    return page_json(dag_id, build_page(SETTINGS, runs.records, now, page, blocks=runs.blocks))
+
+
+def _whole(records: list[RunRecord], page: int, now: datetime) -> dict[str, Any]:
+    """The same page from every run read whole (the tab's former way)."""
+    return page_json("d", build_page(SETTINGS, records, now, page))
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    # Run order within the JSON's list of runs follows the order they were handed in.
+    a, b = dict(a), dict(b)
+    return sorted(map(json.dumps, a.pop("runs"))) == sorted(map(json.dumps, b.pop("runs"))) and a == b
+
+
+def test_pages_from_the_kept_runs_read_as_the_whole_history_and_follow_changes(session: Any) -> None:
+    dag_id = "d"
+    runs = [scheduled(h, "failed" if h % 150 == 0 else "success") for h in range(1, 901)]
+    runs += [manual("manual__a", at(300, 30), at(302, 15)), manual("manual__b", at(700), at(701), "failed")]
+    _insert(session, dag_id, runs)
+    now = at(900, 30)
+    for page in (0, 1, 3, 4):
+        assert _same(_page(session, dag_id, page, now), _whole(runs, page, now))
+    folded = tab_runs._KEPT[dag_id]
+    assert sum(b.count for b in folded.builder.blocks) > 850  # kept as a handful of blocks, not 900 runs
+
+    # New runs, one still running: read by id, not again from the start.
+    more = [scheduled(h) for h in range(901, 911)] + [scheduled(911, "running")]
+    _insert(session, dag_id, more)
+    runs += more
+    now = at(911, 30)
+    assert _same(_page(session, dag_id, 0, now), _whole(runs, 0, now))
+    assert tab_runs._KEPT[dag_id] is folded and next(iter(folded.in_flight.values())).run_id == "scheduled__911"
+
+    # The running one ends; an old success is marked failed: the counts change, the runs are folded again.
+    _set_state(session, dag_id, "scheduled__911", "success")
+    _set_state(session, dag_id, "scheduled__20", "failed")
+    runs = [
+        RunRecord(**{**asdict(r), "state": "success" if r.run_id.endswith("911") else "failed"})
+        if r.run_id in ("scheduled__911", "scheduled__20")
+        else r
+        for r in runs
+    ]
+    for page in (0, 4):
+        assert _same(_page(session, dag_id, page, now), _whole(runs, page, now))
+    assert tab_runs._KEPT[dag_id] is not folded
+
+
+def test_a_run_is_read_by_its_id_alone(session: Any) -> None:
+    _insert(session, "one", [scheduled(1), manual("manual__x", at(0), at(1))])
+    found = tab_runs.one_run(session, "one", "manual__x")
+    assert found is not None and found.conf == {"hops_window": manual("m", at(0), at(1)).conf["hops_window"]}
+    assert found.run_after == at(1) and found.run_after.tzinfo is not None
+    assert tab_runs.one_run(session, "one", "nope") is None
+
+
+def test_the_page_query_reads_only_the_page_and_counts_read_only_the_states_asked(session: Any) -> None:
+    _insert(session, "q", [scheduled(h, "failed" if h in (5, 6) else "success") for h in range(1, 101)])
+    query = _compat.RunQuery(logical_from=at(40), logical_to=at(49))
+    assert [row.run_id for row in _compat.run_rows(session, "q", query)] == [
+        f"scheduled__{h:02d}" for h in range(41, 51)
+    ]
+    newest = max(row.id for row in _compat.run_rows(session, "q"))
+    assert _compat.run_state_counts(session, "q", ("failed", "running"), newest) == {"failed": 2}
+    assert _compat.run_state_counts(session, "q", ("failed",), newest - 98) == {}
