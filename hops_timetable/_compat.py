@@ -361,17 +361,8 @@ def dag_pause_flags(session: Session, dag_id: str | None = None) -> list[tuple[s
     return [(found, bool(paused)) for found, paused in session.execute(query)]
 
 
-RUN_COLUMNS = (
-    "id",
-    "run_id",
-    "run_type",
-    "state",
-    "run_after",
-    "logical_date",
-    "data_interval_start",
-    "data_interval_end",
-    "queued_at",
-    "conf",
+RUN_COLUMNS = tuple(
+    "id run_id run_type state run_after logical_date data_interval_start data_interval_end queued_at conf".split()  # noqa: SIM905
 )
 """The columns of ``dag_run`` the tab reads, in this order: no ORM object is built for a row."""
 
@@ -383,7 +374,8 @@ class RunQuery:
 
     run_id: str | None = None
     after_id: int | None = None
-    ids: tuple[int, ...] = ()
+    upto_id: int | None = None
+    ids: tuple[int, ...] | None = None
     logical_from: datetime | None = None
     logical_to: datetime | None = None
     states: tuple[str, ...] = ()
@@ -402,7 +394,9 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> It
             q = q.where(table.c.run_id == query.run_id)
         if query.after_id is not None:
             q = q.where(table.c.id > query.after_id)
-        if query.ids:
+        if query.upto_id is not None:
+            q = q.where(table.c.id <= query.upto_id)
+        if query.ids is not None:
             q = q.where(table.c.id.in_(query.ids))
         if query.logical_from is not None:
             q = q.where(table.c.logical_date >= query.logical_from)

@@ -86,18 +86,31 @@ def test_pages_from_the_kept_runs_read_as_the_whole_history_and_follow_changes(s
     assert _same(_page(session, dag_id, 0, now), _whole(runs, 0, now))
     assert tab_runs._KEPT[dag_id] is folded and next(iter(folded.in_flight.values())).run_id == "scheduled__911"
 
-    # The running one ends; an old success is marked failed: the counts change, the runs are folded again.
-    _set_state(session, dag_id, "scheduled__911", "success")
-    _set_state(session, dag_id, "scheduled__20", "failed")
-    runs = [
-        RunRecord(**{**asdict(r), "state": "success" if r.run_id.endswith("911") else "failed"})
-        if r.run_id in ("scheduled__911", "scheduled__20")
-        else r
-        for r in runs
-    ]
+    # The running one ends; an old success is marked failed, an old failure marked success, one cleared (queued),
+    # a failed run deleted: each is read by the state index and cut out of its block, nothing is folded again.
+    changes = {"scheduled__911": "success", "scheduled__20": "failed", "scheduled__150": "success"}
+    changes["scheduled__40"] = "queued"
+    for run_id, state in changes.items():
+        _set_state(session, dag_id, run_id, state)
+    _delete(session, dag_id, "scheduled__300")
+    runs = [RunRecord(**{**asdict(r), "state": changes.get(r.run_id, r.state)}) for r in runs]
+    runs = [r for r in runs if r.run_id != "scheduled__300"]
     for page in (0, 4):
         assert _same(_page(session, dag_id, page, now), _whole(runs, page, now))
+    assert tab_runs._KEPT[dag_id] is folded
+
+    # A schedule changed: the runs are folded again.
+    other = Schedule(cron=HOURLY, start=START, catchup=True, max_catchup_runs=3)
+    tab_runs.dag_runs(session, dag_id, other)
     assert tab_runs._KEPT[dag_id] is not folded
+
+
+def _delete(session: Any, dag_id: str, run_id: str) -> None:
+    from airflow.models.dagrun import DagRun
+
+    table = DagRun.__table__
+    session.execute(table.delete().where(table.c.dag_id == dag_id, table.c.run_id == run_id))
+    session.commit()
 
 
 def test_a_run_is_read_by_its_id_alone(session: Any) -> None:

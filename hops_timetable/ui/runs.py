@@ -7,7 +7,9 @@ per DAG, the runs that had ended when it last looked, folded into :class:`~hops_
 * the runs added since (``id`` above the highest folded: the primary key);
 * the runs that were queued or running then, again by id, folded in once they have ended;
 * how many runs up to that id are failed, queued or running (the ``(dag_id, state)`` index): a run cleared, marked
-  or deleted since changes these counts, and the DAG's runs are folded again from the start;
+  or deleted since changes these counts, and then those runs are read (the same index) and each one that changed is
+  cut out of its block and kept whole (a successful run deleted changes no count: it is seen when the api-server
+  restarts or the schedule changes);
 * the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
 
 The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
@@ -70,7 +72,7 @@ class _Folded:
     settings: Schedule
     builder: Blocks
     upto: int = 0
-    failed: int = 0  # folded runs that failed
+    failed: dict[int, RunRecord] = field(default_factory=dict)  # folded runs that failed, by row id
     in_flight: dict[int, RunRecord] = field(default_factory=dict)
 
     def fold(self, rows: Iterable[Any]) -> None:
@@ -81,8 +83,44 @@ class _Folded:
                 self.in_flight[int(row.id)] = record
                 continue
             self.in_flight.pop(int(row.id), None)
-            self.failed += record.state == "failed"
+            if record.state == "failed":
+                self.failed[int(row.id)] = record
             self.builder.add((record,))
+
+    def catch_up(self, session: Session, dag_id: str) -> None:
+        """Take in what changed among the runs already folded: those in flight, and any run that is now or was
+        failed, queued or running (a clear, a mark, a deletion), each cut out of its block and kept whole."""
+        ids = tuple(self.in_flight)
+        returned = {int(row.id): row for row in _compat.run_rows(session, dag_id, _compat.RunQuery(ids=ids))}
+        for gone in set(ids) - set(returned):
+            del self.in_flight[gone]
+        self.fold(returned.values())
+        expected = {"failed": len(self.failed), **dict.fromkeys(_IN_FLIGHT, 0)}
+        for record in self.in_flight.values():
+            expected[record.state] += 1
+        counts = _compat.run_state_counts(session, dag_id, _WATCHED, self.upto)
+        if {state: counts.get(state, 0) for state in _WATCHED} == expected:
+            return
+        query = _compat.RunQuery(states=_WATCHED, upto_id=self.upto)
+        now = {int(row.id): record_of(row) for row in _compat.run_rows(session, dag_id, query)}
+        was = {**self.failed, **self.in_flight}
+        ended = tuple(i for i in was if i not in now)
+        after = {int(row.id): record_of(row) for row in _compat.run_rows(session, dag_id, _compat.RunQuery(ids=ended))}
+        for row_id in {*now, *ended}:
+            old, new = was.get(row_id), now.get(row_id, after.get(row_id))
+            if old is not None and new is not None and old == new:
+                continue
+            self.failed.pop(row_id, None)
+            self.in_flight.pop(row_id, None)
+            if new is not None and new.state in _IN_FLIGHT:
+                self.in_flight[row_id] = new
+            elif new is not None and new.state == "failed":
+                self.failed[row_id] = new
+            changed = new or old
+            assert changed is not None
+            end = changed.data_interval_end if changed.run_type in SCHEDULED_RUN_TYPES else None
+            kept = None if new is None or new.state in _IN_FLIGHT else new
+            self.builder.replace(changed.run_id, None if end is None else as_utc(end), kept)
 
 
 @dataclass(frozen=True)
@@ -118,15 +156,9 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
     folded = _KEPT.get(dag_id)
     if folded is not None and folded.settings == settings:
         _KEPT.move_to_end(dag_id)
-        if folded.in_flight:
-            folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(ids=tuple(folded.in_flight))))
-        expected = {"failed": folded.failed, **dict.fromkeys(_IN_FLIGHT, 0)}
-        for record in folded.in_flight.values():
-            expected[record.state] += 1
-        counts = _compat.run_state_counts(session, dag_id, _WATCHED, folded.upto)
-        if {state: counts.get(state, 0) for state in _WATCHED} == expected:
-            folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=folded.upto)))
-            return folded
+        folded.catch_up(session, dag_id)
+        folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=folded.upto)))
+        return folded
     folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
     folded.fold(_compat.run_rows(session, dag_id))
     _KEPT[dag_id] = folded

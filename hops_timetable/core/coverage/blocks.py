@@ -111,6 +111,17 @@ class Blocks:
             if len(self._held) > self.tail:
                 self._join(self._held.popleft())
 
+    def replace(self, run_id: str, fire: datetime | None, record: RunRecord | None) -> None:
+        """The run *run_id* (at *fire*, for a scheduled or backfill run) changed to *record*, or was deleted (``None``):
+        from now on it is kept whole, and cut out of the block that held it."""
+        whole = [r for r in [*self.singles, *self._held] if r.run_id == run_id]
+        self.singles = [r for r in self.singles if r.run_id != run_id]
+        self._held = deque(r for r in self._held if r.run_id != run_id)
+        if not whole and fire is not None:
+            self.blocks = split_blocks(self.blocks, fire, fire, self.policy)
+        if record is not None:
+            self.singles.append(record)
+
     def finish(self) -> tuple[list[RunRecord], list[RunBlock]]:
         """The runs kept whole and the blocks (copies); with *keep_ids* the builder is spent, else it takes more."""
         self._seal()
