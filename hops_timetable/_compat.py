@@ -379,6 +379,7 @@ class RunQuery:
     logical_from: datetime | None = None
     logical_to: datetime | None = None
     states: tuple[str, ...] = ()
+    limit: int | None = None
 
 
 def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> Iterator[Any]:
@@ -404,7 +405,7 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> It
             q = q.where(table.c.logical_date <= query.logical_to)
         if query.states:
             q = q.where(table.c.state.in_(query.states))
-    q = q.order_by(table.c.id).execution_options(yield_per=5_000)
+    q = q.order_by(table.c.id).limit(query.limit if query is not None else None).execution_options(yield_per=5_000)
     yield from session.execute(q)
 
 

@@ -179,3 +179,31 @@ def test_credentials_are_optional_for_an_airflow_that_needs_no_login() -> None:
         Client.connect("http://airflow.invalid", username="admin")
     with pytest.raises(BadInput, match="--api 'not a url' is not an Airflow address"):
         Client.connect("not a url")
+
+
+def test_runs_are_read_from_the_plugin_a_page_at_a_time_else_from_airflows_rest_api() -> None:
+    run = {
+        "dag_run_id": "scheduled__1",
+        "run_type": "scheduled",
+        "state": "success",
+        "run_after": "2026-01-01T01:00:00Z",
+    }
+    first = httpx.Response(200, json={"dag_runs": [run], "next": 7})
+    last = httpx.Response(200, json={"dag_runs": [{**run, "dag_run_id": "scheduled__2"}], "next": None})
+    client, seen = client_answering([first, last])
+    pages = list(client.run_pages("d"))
+    assert [[r.run_id for r in page] for page in pages] == [["scheduled__1"], ["scheduled__2"]]
+    assert [str(r.url) for r in seen] == [
+        "http://airflow.invalid/hops/api/dags/d/runs?after=0",
+        "http://airflow.invalid/hops/api/dags/d/runs?after=7",
+    ]
+    # A plugin without the route (404, or 405 beside the form's POST): Airflow's REST API, by offset.
+    older = httpx.Response(405, json={"detail": "Method Not Allowed"})
+    rest = httpx.Response(200, json={"dag_runs": [run], "total_entries": 1})
+    client, seen = client_answering([older, rest])
+    assert [r.run_id for page in client.run_pages("d") for r in page] == ["scheduled__1"]
+    assert routes(seen) == ["GET /hops/api/dags/d/runs", "GET /api/v2/dags/d/dagRuns"]
+    # A page that does not move on stops the reading.
+    client, _ = client_answering([httpx.Response(200, json={"dag_runs": [run], "next": 0})])
+    with pytest.raises(AuditError, match="next=0, expected a row id past 0"):
+        list(client.run_pages("d"))

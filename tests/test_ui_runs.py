@@ -130,3 +130,27 @@ def test_the_page_query_reads_only_the_page_and_counts_read_only_the_states_aske
     newest = max(row.id for row in _compat.run_rows(session, "q"))
     assert _compat.run_state_counts(session, "q", ("failed", "running"), newest) == {"failed": 2}
     assert _compat.run_state_counts(session, "q", ("failed",), newest - 98) == {}
+
+
+def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fastapi.testclient import TestClient
+
+    from hops_timetable.ui import app as tab_app
+
+    runs = [scheduled(h) for h in range(1, 8)] + [manual("manual__m", at(2), at(3))]
+    _insert(session, "paged", runs)
+    tab_app.app.dependency_overrides[tab_app._user] = lambda: "someone"
+    monkeypatch.setattr(tab_app, "_require_dag", lambda request, user, dag_id, run=False: None)
+    monkeypatch.setattr(tab_app, "_dag", lambda session, dag_id: None)
+    try:
+        with TestClient(tab_app.app) as client:
+            read, after = [], 0
+            while after is not None:
+                page = client.get("/api/dags/paged/runs", params={"after": after, "limit": 3}).json()
+                read += page["dag_runs"]
+                after = page["next"]
+            assert client.get("/api/dags/paged/runs", params={"limit": 5_001}).status_code == 422
+    finally:
+        tab_app.app.dependency_overrides.clear()
+    assert [r["dag_run_id"] for r in read] == [r.run_id for r in runs]
+    assert read[0]["data_interval_end"] == at(1).isoformat() and read[-1]["conf"] == runs[-1].conf

@@ -1,8 +1,9 @@
 """Airflow's REST API and the plugin's JSON over HTTP, as ``audit`` and ``parity --airflow-api`` use them.
 
 Reading: the HopsworksTimetable DAGs and their settings from the plugin's ``/hops/api/dags``, every run of a DAG from
-``/api/v2/dags/{dag_id}/dagRuns`` page by page, each page handed on as it arrives (pages that do not add up are an
-error, never a loop). Writing a repair plan is :mod:`~hops_timetable.cli.audit_repair`'s.
+the plugin's ``/hops/api/dags/{dag_id}/runs`` (or, from an older plugin, Airflow's ``/api/v2/dags/{dag_id}/dagRuns``)
+page by page, each page handed on as it arrives (pages that do not add up are an error, never a loop). Writing a
+repair plan is :mod:`~hops_timetable.cli.audit_repair`'s.
 
 Airflow on SQLite refuses a write while another process writes: a clean refusal (503 "locked", or 500 with
 ``reason: "Database error"``) wrote nothing and is sent again after a pause.
@@ -162,7 +163,40 @@ class Client:
         return [run for page in self.run_pages(dag_id, max_runs=max_runs) for run in page]
 
     def run_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
-        """Every run of *dag_id*, oldest first, a page at a time as Airflow serves them, each run once.
+        """Every run of *dag_id*, a page at a time as they arrive, each run once: from the plugin's
+        ``/hops/api/dags/{dag_id}/runs`` (5,000 a page, by row id), else (a plugin without it) from Airflow's REST
+        API (:meth:`rest_pages`). A count beyond *max_runs*, or a page that does not move on, is an error."""
+        path = f"/hops/api/dags/{quote(dag_id, safe='')}/runs"
+        after, read = 0, 0
+        while True:
+            try:
+                page = self.request("GET", path, params={"after": after})
+            except AuditError as exc:
+                if read or exc.status not in (404, 405):
+                    raise
+                yield from self.rest_pages(dag_id, max_runs=max_runs)
+                return
+            where = f"GET {path}?after={after}"
+            batch = page.get("dag_runs") if isinstance(page, dict) else None
+            following = page.get("next") if isinstance(page, dict) else None
+            if not isinstance(batch, list):
+                raise AuditError(f"{where}: the answer has dag_runs={short_repr(batch)}, expected a list of runs")
+            read += len(batch)
+            if read > max_runs:
+                raise AuditError(
+                    f"{where}: DAG {short_repr(dag_id)} has more than {max_runs:,} runs; audit reads no more"
+                )
+            yield [_record({**item, "dag_run_id": _run_id(item, where)}) for item in batch]
+            if following is None:
+                return
+            if isinstance(following, bool) or not isinstance(following, int) or following <= after or not batch:
+                raise AuditError(
+                    f"{where}: the answer has next={short_repr(following)}, expected a row id past {after}"
+                )
+            after = following
+
+    def rest_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
+        """Every run of *dag_id* from Airflow's REST API, oldest first, a page at a time, each run once.
 
         The pages must add up: each answer gives ``total_entries``, and a page of runs all read before (a server
         that ignores ``offset``) stops the reading with an error, as does a count beyond *max_runs*; so the loop

@@ -6,6 +6,7 @@ Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) a
   of fires at a time (``?page=0`` the newest), the older history summarized as stretches.
 * ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
 * ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
+* ``/api/dags/{dag_id}/runs?after=N``: the DAG's runs a page at a time by row id (what ``audit`` reads).
 * ``POST /api/dags/{dag_id}/runs``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
   a manual run carrying the posted window, made through Airflow's REST API as the caller.
 
@@ -177,6 +178,46 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
     item = run_window(found, settings.offset, settings.policy())
     return RunFacts(item, item.carried, _legacy_modes(dag))
+
+
+RUNS_PAGE = 5_000
+"""The most runs one answer of ``GET /api/dags/{dag_id}/runs`` holds."""
+
+
+@app.get("/api/dags/{dag_id}/runs")
+def runs_page(
+    dag_id: str,
+    request: Request,
+    user: UserDep,
+    session: SessionArg,
+    after: Annotated[int, Query(ge=0, description="the row id after which to read (0: from the first run)")] = 0,
+    limit: Annotated[int, Query(ge=1, le=RUNS_PAGE)] = RUNS_PAGE,
+) -> dict[str, Any]:
+    """The DAG's runs in the order Airflow made them, *limit* at most after *after*, with the ``after`` of the next
+    page (``null`` at the end): what ``audit`` reads, a page at a time by the primary key, however long the history.
+    The fields are those of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
+    _require_dag(request, user, dag_id, run=True)
+    _dag(session, dag_id)
+    rows = list(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=after, limit=limit)))
+
+    def when(value: datetime | None) -> str | None:
+        return None if value is None else as_utc(value).isoformat()
+
+    runs = [
+        {
+            "dag_run_id": r.run_id,
+            "run_type": r.run_type,
+            "state": r.state,
+            "run_after": when(r.run_after),
+            "logical_date": when(r.logical_date),
+            "data_interval_start": when(r.data_interval_start),
+            "data_interval_end": when(r.data_interval_end),
+            "queued_at": when(r.queued_at),
+            "conf": r.conf,
+        }
+        for r in map(tab_runs.record_of, rows)
+    ]
+    return {"dag_runs": runs, "next": int(rows[-1].id) if len(rows) == limit else None}
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
