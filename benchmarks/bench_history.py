@@ -138,7 +138,7 @@ def page_points(quick: bool) -> Iterator[Point]:
 
 
 def audit_points(quick: bool) -> Iterator[Point]:
-    """``audit --json`` against a fake Airflow serving the runs in pages of 100, as Airflow's REST API does."""
+    """``audit --json`` against a fake Airflow serving the runs as the plugin's ``/hops/api/dags/{id}/runs`` does."""
     import httpx
 
     from hops_timetable.cli import audit_client
@@ -166,6 +166,12 @@ def audit_points(quick: bool) -> Iterator[Point]:
             def handle(request: httpx.Request, items: list[dict[str, Any]] = items, dag: Any = dag) -> httpx.Response:
                 if request.url.path == "/hops/api/dags":
                     return httpx.Response(200, json={"dags": [dag]})
+                if request.url.path == "/hops/api/dags/d/runs":
+                    # The plugin's route: pages of 5,000 by row id (here the position in the list).
+                    after = int(request.url.params["after"])
+                    page = items[after : after + 5_000]
+                    following = after + len(page) if after + len(page) < len(items) else None
+                    return httpx.Response(200, json={"dag_runs": page, "next": following})
                 offset, limit = int(request.url.params["offset"]), int(request.url.params["limit"])
                 return httpx.Response(
                     200, json={"dag_runs": items[offset : offset + limit], "total_entries": len(items)}
