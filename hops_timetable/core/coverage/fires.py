@@ -127,6 +127,18 @@ class Rules:
         index = bisect_right(self.block_firsts, fire) - 1
         return self.blocks[index] if index >= 0 and self.blocks[index].holds(fire) else None
 
+    def count_between(self, first: datetime, last: datetime) -> int:
+        """The fires in ``[first, last]`` (the cron's search), or a block's own count when both lie next to its
+        ends: a block's fires are consecutive, so a stretch of it costs no search."""
+        block = self.block_at(first)
+        if block is not None and block.holds(last) and block.count > 2:
+            cron = self.policy.cron
+            head = {block.first_fire: 1, cron.next_after(block.first_fire): 2}
+            tail = {block.last_fire: block.count, cron.prev_before(block.last_fire): block.count - 1}
+            if first in head and last in tail:
+                return tail[last] - head[first] + 1
+        return self.policy.cron.count_between(first, last)
+
     def _scheduled_after(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
         """The first fire after *fire* (which has no run) with a scheduled run, and when it was queued."""
         found: list[tuple[datetime, datetime | None]] = []

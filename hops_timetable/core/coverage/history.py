@@ -145,7 +145,7 @@ class History:
                 continue
             last = self.policy.cron.prev_before(fire)
             assert last is not None
-            count = self.policy.cron.count_between(stretch.first, last)
+            count = self.rules.count_between(stretch.first, last)
             shift = stretch.window_end - stretch.last
             out.append(Stretch(stretch.sample, last, count, last + shift))
         return out
@@ -231,7 +231,7 @@ def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch]
         assert before_last is not None
         shift = timedelta(seconds=rules.offset or 0)
         sample = rules.fire(following)
-        out.append(Stretch(sample, before_last, cron.count_between(following, before_last), before_last - shift))
+        out.append(Stretch(sample, before_last, rules.count_between(following, before_last), before_last - shift))
     out.append(_single(rules.fire(last)))
     return out, cron.next_after(last)
 
