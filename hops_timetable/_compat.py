@@ -19,7 +19,6 @@ import re
 import ssl
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +38,6 @@ __all__ = [
     "HAS_DAG_MODEL_HOOK",
     "HAS_EXTERNAL_VIEWS",
     "DecoratedOperator",
-    "RunQuery",
     "TaskDecorator",
     "api_server_address",
     "api_user",
@@ -55,8 +53,6 @@ __all__ = [
     "params_dict",
     "readable_dag_ids",
     "require_dag_read",
-    "run_rows",
-    "run_state_counts",
     "scheduler_session",
     "serialized_dag",
     "stored_time_restriction",
@@ -359,66 +355,3 @@ def dag_pause_flags(session: Session, dag_id: str | None = None) -> list[tuple[s
     if dag_id is not None:
         query = query.where(DagModel.dag_id == dag_id)
     return [(found, bool(paused)) for found, paused in session.execute(query)]
-
-
-RUN_COLUMNS = tuple(
-    "id run_id run_type state run_after logical_date data_interval_start data_interval_end queued_at conf".split()  # noqa: SIM905
-)
-"""The columns of ``dag_run`` the tab reads, in this order: no ORM object is built for a row."""
-
-
-@dataclass(frozen=True)
-class RunQuery:
-    """Which ``dag_run`` rows of one DAG :func:`run_rows` reads; each form is served by an index of the table:
-    ``(dag_id, run_id)``, ``(dag_id, logical_date)``, the primary key, ``(dag_id, state)``."""
-
-    run_id: str | None = None
-    after_id: int | None = None
-    upto_id: int | None = None
-    ids: tuple[int, ...] | None = None
-    logical_from: datetime | None = None
-    logical_to: datetime | None = None
-    states: tuple[str, ...] = ()
-    limit: int | None = None
-
-
-def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> Iterator[Any]:
-    """The ``dag_run`` rows of DAG *dag_id* that *query* names (all without one), as tuples of :data:`RUN_COLUMNS`
-    (datetimes aware, ``conf`` decoded), oldest id first, streamed from the database in batches."""
-    from airflow.models.dagrun import DagRun
-    from sqlalchemy import select
-
-    table = DagRun.__table__
-    q = select(*(table.c[name] for name in RUN_COLUMNS)).where(table.c.dag_id == dag_id)
-    if query is not None:
-        if query.run_id is not None:
-            q = q.where(table.c.run_id == query.run_id)
-        if query.after_id is not None:
-            q = q.where(table.c.id > query.after_id)
-        if query.upto_id is not None:
-            q = q.where(table.c.id <= query.upto_id)
-        if query.ids is not None:
-            q = q.where(table.c.id.in_(query.ids))
-        if query.logical_from is not None:
-            q = q.where(table.c.logical_date >= query.logical_from)
-        if query.logical_to is not None:
-            q = q.where(table.c.logical_date <= query.logical_to)
-        if query.states:
-            q = q.where(table.c.state.in_(query.states))
-    q = q.order_by(table.c.id).limit(query.limit if query is not None else None).execution_options(yield_per=5_000)
-    yield from session.execute(q)
-
-
-def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
-    """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
-    the cost is that of the runs counted)."""
-    from airflow.models.dagrun import DagRun
-    from sqlalchemy import func, select
-
-    table = DagRun.__table__
-    q = (
-        select(table.c.state, func.count())
-        .where(table.c.dag_id == dag_id, table.c.state.in_(states), table.c.id <= upto_id)
-        .group_by(table.c.state)
-    )
-    return {str(state): int(n) for state, n in session.execute(q)}

@@ -123,13 +123,13 @@ def test_a_run_is_read_by_its_id_alone(session: Any) -> None:
 
 def test_the_page_query_reads_only_the_page_and_counts_read_only_the_states_asked(session: Any) -> None:
     _insert(session, "q", [scheduled(h, "failed" if h in (5, 6) else "success") for h in range(1, 101)])
-    query = _compat.RunQuery(logical_from=at(40), logical_to=at(49))
-    assert [row.run_id for row in _compat.run_rows(session, "q", query)] == [
+    query = tab_runs.RunQuery(logical_from=at(40), logical_to=at(49))
+    assert [row.run_id for row in tab_runs.run_rows(session, "q", query)] == [
         f"scheduled__{h:02d}" for h in range(41, 51)
     ]
-    newest = max(row.id for row in _compat.run_rows(session, "q"))
-    assert _compat.run_state_counts(session, "q", ("failed", "running"), newest) == {"failed": 2}
-    assert _compat.run_state_counts(session, "q", ("failed",), newest - 98) == {}
+    newest = max(row.id for row in tab_runs.run_rows(session, "q"))
+    assert tab_runs.run_state_counts(session, "q", ("failed", "running"), newest) == {"failed": 2}
+    assert tab_runs.run_state_counts(session, "q", ("failed",), newest - 98) == {}
 
 
 def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypatch: pytest.MonkeyPatch) -> None:

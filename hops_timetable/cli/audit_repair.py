@@ -34,11 +34,11 @@ _UNKNOWN_OUTCOME_RETRIES = (1.0, 3.0)
 _T = TypeVar("_T")
 
 
-class _Unknown(Exception):
+class _Unknown(AuditError):
     """A write failed with a bare 5xx and Airflow shows it made nothing: it may be sent again (*error* if not)."""
 
     def __init__(self, error: AuditError) -> None:
-        super().__init__(str(error))
+        super().__init__(str(error), error.status)
         self.error = error
 
 

@@ -202,7 +202,7 @@ def runs_page(
     The fields are those of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
     _require_dag(request, user, dag_id, run=True)
     _dag(session, dag_id)
-    rows = list(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=after, limit=limit)))
+    rows = list(tab_runs.run_rows(session, dag_id, tab_runs.RunQuery(after_id=after, limit=limit)))
 
     def when(value: datetime | None) -> str | None:
         return None if value is None else as_utc(value).isoformat()

@@ -13,19 +13,19 @@ per DAG, the runs that had ended when it last looked, folded into :class:`~hops_
 * the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
 
 The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
-(seconds for a million runs); the summary kept is the size of what differs between the runs, not of their number.
+(linear in the runs); the summary kept is the size of what differs between the runs, not of their number.
+The queries are SQLAlchemy Core on Airflow's ``DagRun`` table (its columns, no ORM objects), imported when they run.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hops_timetable import _compat
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
 from hops_timetable.core.schedule import Schedule
@@ -34,12 +34,86 @@ from hops_timetable.core.window import as_utc
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-__all__ = ["KEPT_DAGS", "DagRuns", "dag_runs", "one_run", "record_of", "with_page"]
+__all__ = [
+    "KEPT_DAGS",
+    "RUN_COLUMNS",
+    "DagRuns",
+    "RunQuery",
+    "dag_runs",
+    "one_run",
+    "record_of",
+    "run_rows",
+    "run_state_counts",
+    "with_page",
+]
 
 KEPT_DAGS = 64
 """DAGs whose folded runs the api-server keeps (the most recently viewed)."""
 _IN_FLIGHT = ("queued", "running")
 _WATCHED = ("failed", *_IN_FLIGHT)
+
+
+RUN_COLUMNS = tuple(
+    "id run_id run_type state run_after logical_date data_interval_start data_interval_end queued_at conf".split()  # noqa: SIM905
+)
+"""The columns of ``dag_run`` the tab reads, in this order: no ORM object is built for a row."""
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """Which ``dag_run`` rows of one DAG :func:`run_rows` reads; each form is served by an index of the table:
+    ``(dag_id, run_id)``, ``(dag_id, logical_date)``, the primary key, ``(dag_id, state)``."""
+
+    run_id: str | None = None
+    after_id: int | None = None
+    upto_id: int | None = None
+    ids: tuple[int, ...] | None = None
+    logical_from: datetime | None = None
+    logical_to: datetime | None = None
+    states: tuple[str, ...] = ()
+    limit: int | None = None
+
+
+def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> Iterator[Any]:
+    """The ``dag_run`` rows of DAG *dag_id* that *query* names (all without one), as tuples of :data:`RUN_COLUMNS`
+    (datetimes aware, ``conf`` decoded), oldest id first, streamed from the database in batches."""
+    from airflow.models.dagrun import DagRun
+    from sqlalchemy import select
+
+    table = DagRun.__table__
+    q = select(*(table.c[name] for name in RUN_COLUMNS)).where(table.c.dag_id == dag_id)
+    if query is not None:
+        if query.run_id is not None:
+            q = q.where(table.c.run_id == query.run_id)
+        if query.after_id is not None:
+            q = q.where(table.c.id > query.after_id)
+        if query.upto_id is not None:
+            q = q.where(table.c.id <= query.upto_id)
+        if query.ids is not None:
+            q = q.where(table.c.id.in_(query.ids))
+        if query.logical_from is not None:
+            q = q.where(table.c.logical_date >= query.logical_from)
+        if query.logical_to is not None:
+            q = q.where(table.c.logical_date <= query.logical_to)
+        if query.states:
+            q = q.where(table.c.state.in_(query.states))
+    q = q.order_by(table.c.id).limit(query.limit if query is not None else None).execution_options(yield_per=5_000)
+    yield from session.execute(q)
+
+
+def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
+    """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
+    the cost is that of the runs counted)."""
+    from airflow.models.dagrun import DagRun
+    from sqlalchemy import func, select
+
+    table = DagRun.__table__
+    q = (
+        select(table.c.state, func.count())
+        .where(table.c.dag_id == dag_id, table.c.state.in_(states), table.c.id <= upto_id)
+        .group_by(table.c.state)
+    )
+    return {str(state): int(n) for state, n in session.execute(q)}
 
 
 def _value(item: Any) -> str:
@@ -91,21 +165,21 @@ class _Folded:
         """Take in what changed among the runs already folded: those in flight, and any run that is now or was
         failed, queued or running (a clear, a mark, a deletion), each cut out of its block and kept whole."""
         ids = tuple(self.in_flight)
-        returned = {int(row.id): row for row in _compat.run_rows(session, dag_id, _compat.RunQuery(ids=ids))}
+        returned = {int(row.id): row for row in run_rows(session, dag_id, RunQuery(ids=ids))}
         for gone in set(ids) - set(returned):
             del self.in_flight[gone]
         self.fold(returned.values())
         expected = {"failed": len(self.failed), **dict.fromkeys(_IN_FLIGHT, 0)}
         for record in self.in_flight.values():
             expected[record.state] += 1
-        counts = _compat.run_state_counts(session, dag_id, _WATCHED, self.upto)
+        counts = run_state_counts(session, dag_id, _WATCHED, self.upto)
         if {state: counts.get(state, 0) for state in _WATCHED} == expected:
             return
-        query = _compat.RunQuery(states=_WATCHED, upto_id=self.upto)
-        now = {int(row.id): record_of(row) for row in _compat.run_rows(session, dag_id, query)}
+        query = RunQuery(states=_WATCHED, upto_id=self.upto)
+        now = {int(row.id): record_of(row) for row in run_rows(session, dag_id, query)}
         was = {**self.failed, **self.in_flight}
         ended = tuple(i for i in was if i not in now)
-        after = {int(row.id): record_of(row) for row in _compat.run_rows(session, dag_id, _compat.RunQuery(ids=ended))}
+        after = {int(row.id): record_of(row) for row in run_rows(session, dag_id, RunQuery(ids=ended))}
         for row_id in {*now, *ended}:
             old, new = was.get(row_id), now.get(row_id, after.get(row_id))
             if old is not None and new is not None and old == new:
@@ -157,10 +231,10 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
     if folded is not None and folded.settings == settings:
         _KEPT.move_to_end(dag_id)
         folded.catch_up(session, dag_id)
-        folded.fold(_compat.run_rows(session, dag_id, _compat.RunQuery(after_id=folded.upto)))
+        folded.fold(run_rows(session, dag_id, RunQuery(after_id=folded.upto)))
         return folded
     folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
-    folded.fold(_compat.run_rows(session, dag_id))
+    folded.fold(run_rows(session, dag_id))
     _KEPT[dag_id] = folded
     while len(_KEPT) > KEPT_DAGS:
         _KEPT.popitem(last=False)
@@ -180,8 +254,8 @@ def with_page(session: Session, dag_id: str, settings: Schedule, runs: DagRuns, 
     policy = settings.policy()
     # A scheduled or backfill run's logical date is its interval's start, which is before its fire and no earlier
     # than the first fire's interval start: the page's runs are a range of the (dag_id, logical_date) index.
-    query = _compat.RunQuery(logical_from=policy.interval_start(lo), logical_to=hi)
-    fresh = [record_of(row) for row in _compat.run_rows(session, dag_id, query)]
+    query = RunQuery(logical_from=policy.interval_start(lo), logical_to=hi)
+    fresh = [record_of(row) for row in run_rows(session, dag_id, query)]
 
     def on_page(record: RunRecord) -> bool:
         end = record.data_interval_end
@@ -195,5 +269,5 @@ def with_page(session: Session, dag_id: str, settings: Schedule, runs: DagRuns, 
 
 def one_run(session: Session, dag_id: str, run_id: str) -> RunRecord | None:
     """The run *run_id* of *dag_id*, if it exists (the ``(dag_id, run_id)`` index)."""
-    rows = list(_compat.run_rows(session, dag_id, _compat.RunQuery(run_id=run_id)))
+    rows = list(run_rows(session, dag_id, RunQuery(run_id=run_id)))
     return record_of(rows[0]) if rows else None
