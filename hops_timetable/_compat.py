@@ -338,6 +338,13 @@ def readable_dag_ids(user: Any, session: Session) -> set[str]:
     return found
 
 
+def dag_run_table() -> Any:
+    """The metadata database's ``dag_run`` table (a SQLAlchemy ``Table``), for queries that read its columns only."""
+    from airflow.models.dagrun import DagRun
+
+    return DagRun.__table__
+
+
 def metadata_session() -> Iterator[Session]:
     """A session on Airflow's metadata database, closed after the request (a FastAPI dependency)."""
     from airflow.utils.session import create_session

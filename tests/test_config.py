@@ -40,7 +40,9 @@ def test_the_tab_lists_as_many_upcoming_windows_as_the_deployment_says(
 
     schedule = Schedule(cron=QuartzCron("0 0 * ? * * *"), start=datetime(2026, 1, 1, tzinfo=timezone.utc))
     monkeypatch.setattr(app, "_load", lambda session, dag_id: (schedule, False))
-    monkeypatch.setattr(app, "_records", lambda session, dag_id: [])
+    # A DAG with no runs yet: the upcoming windows are all the tab has to show.
+    monkeypatch.setattr(app.tab_runs, "dag_runs", lambda session, dag_id, settings: app.tab_runs.DagRuns([], []))
+    monkeypatch.setattr(app.tab_runs, "with_page", lambda session, dag_id, settings, runs, lo, hi: runs)
     assert len(app._coverage(None, "d", 0)[3]) == 5  # type: ignore[arg-type]
     section("tab_upcoming_windows", "12")
     assert len(app._coverage(None, "d", 0)[3]) == 12  # type: ignore[arg-type]

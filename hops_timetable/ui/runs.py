@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from hops_timetable import _compat
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
 from hops_timetable.core.schedule import Schedule
@@ -77,10 +78,9 @@ class RunQuery:
 def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> Iterator[Any]:
     """The ``dag_run`` rows of DAG *dag_id* that *query* names (all without one), as tuples of :data:`RUN_COLUMNS`
     (datetimes aware, ``conf`` decoded), oldest id first, streamed from the database in batches."""
-    from airflow.models.dagrun import DagRun
     from sqlalchemy import select
 
-    table = DagRun.__table__
+    table = _compat.dag_run_table()
     q = select(*(table.c[name] for name in RUN_COLUMNS)).where(table.c.dag_id == dag_id)
     if query is not None:
         if query.run_id is not None:
@@ -104,10 +104,9 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> It
 def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
     """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
     the cost is that of the runs counted)."""
-    from airflow.models.dagrun import DagRun
     from sqlalchemy import func, select
 
-    table = DagRun.__table__
+    table = _compat.dag_run_table()
     q = (
         select(table.c.state, func.count())
         .where(table.c.dag_id == dag_id, table.c.state.in_(states), table.c.id <= upto_id)
