@@ -119,7 +119,8 @@ const spanHead = (runs: boolean): Head[] => [
 /** Gaps or drops over the whole history, SPAN_ROWS at a time, the newest first. */
 const Spans = ({ dagId, kind, title, stamp }: { readonly dagId: string; readonly kind: string; readonly title: string; readonly stamp: string }) => {
   const [offset, setOffset] = useState(0);
-  const live = useLive(() => getSpans(dagId, kind, offset, SPAN_ROWS), `${dagId}/${kind}/${offset}/${stamp}`);
+  const key = `${dagId}/${kind}/${offset}/${stamp}`;
+  const live = useLive(() => getSpans(dagId, kind, offset, SPAN_ROWS), key, false);
   const page = live.data;
   if (page === null || page.total === 0) return null;
   const runs = kind !== "dropped";

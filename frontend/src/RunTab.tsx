@@ -6,7 +6,7 @@ import { getRun } from "./api";
 import { Tab, useLive } from "./ui";
 
 const row = (name: string, value: ReactNode, id?: string, mono = false) => (
-  <tr key={name}>
+  <tr key={id ?? name}>
     <th>{name}</th>
     <td id={id} className={mono ? "mono" : undefined}>
       {value}

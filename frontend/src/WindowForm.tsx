@@ -17,7 +17,8 @@ type Status = { ok: boolean; text: string } | null;
 
 const WindowRuns = ({ dagId, stamp, made }: { readonly dagId: string; readonly stamp: string; readonly made: string | null }) => {
   const [offset, setOffset] = useState(0);
-  const live = useLive(() => getWindowRuns(dagId, offset, WINDOW_RUNS), `${dagId}/${offset}/${stamp}/${made ?? ""}`);
+  const key = `${dagId}/${offset}/${stamp}/${made ?? ""}`;
+  const live = useLive(() => getWindowRuns(dagId, offset, WINDOW_RUNS), key, false);
   const page = live.data;
   if (page === null) return null;
   if (page.total === 0) {

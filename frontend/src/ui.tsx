@@ -6,8 +6,9 @@ export const REFRESH_MS = 10_000;
 
 export type Live<T> = { data: T | null; error: string | null; reload: () => void };
 
-/** *load*'s answer, asked again every REFRESH_MS while the page is visible and whenever *key* changes. */
-export const useLive = <T,>(load: () => Promise<T>, key: string): Live<T> => {
+/** *load*'s answer, asked again whenever *key* changes and, with *poll*, every REFRESH_MS while the page is visible
+ * (a part of the page whose key holds the whole page's time refreshes with it, and asks nothing on its own). */
+export const useLive = <T,>(load: () => Promise<T>, key: string, poll = true): Live<T> => {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const latest = useRef(0);
@@ -29,11 +30,12 @@ export const useLive = <T,>(load: () => Promise<T>, key: string): Live<T> => {
   }, []);
   useEffect(() => {
     reload();
+    if (!poll) return undefined;
     const timer = window.setInterval(() => {
       if (!document.hidden) reload();
     }, REFRESH_MS);
     return () => window.clearInterval(timer);
-  }, [key, reload]);
+  }, [key, poll, reload]);
   return { data, error, reload };
 };
 

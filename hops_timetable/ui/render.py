@@ -112,18 +112,22 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
 
 
 def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | None = None) -> str:
-    """At most :data:`SPAN_ROWS` of *spans* (the newest), and how many there are in all (*total*, else theirs)."""
-    items = list(spans[-SPAN_ROWS:])
+    """At most :data:`SPAN_ROWS` of *spans*, the newest first, and how many there are in all (*total*, else theirs)."""
+    items = list(spans[-SPAN_ROWS:])[::-1]  # the newest first, as the tab lists them
     total = len(spans) if total is None else total
     if not items:
         return ""
     more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
+    # A range dropped by design has no run: no empty column for it.
+    runs = table_id != "dropped"
     rows = "".join(
         f"<tr>{_mono(s.start)}{_mono(s.end)}<td>{escape(', '.join(s.reasons))}</td>"
-        f'<td class="mono">{escape(", ".join(s.run_ids))}</td></tr>'
+        + (f'<td class="mono">{escape(", ".join(s.run_ids))}</td>' if runs else "")
+        + "</tr>"
         for s in items
     )
-    return f"<h2>{escape(title)}</h2>{_table(table_id, ('from', 'to', 'why', 'runs'), rows)}{more}"
+    head = ("from", "to", "why", "runs") if runs else ("from", "to", "why")
+    return f"<h2>{escape(title)}</h2>{_table(table_id, head, rows)}{more}"
 
 
 @dataclass(frozen=True)
