@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hops_timetable.core.conf_window import CONF_KEY, HopsWindowError, parse_conf_window
 from hops_timetable.core.coverage import RunRecord, run_window
 from hops_timetable.ui import window_form
-from hops_timetable.ui.window_form import FormRefused, trigger_body, window_conf, window_runs
+from hops_timetable.ui.window_form import FormRefused, logical_date_for, trigger_body, window_conf, window_runs
 
 UTC = timezone.utc
 
@@ -135,6 +135,21 @@ def test_the_rest_body_gives_the_run_the_window_as_its_data_interval_and_the_mom
         "note": "Run with time window [2026-01-01T09:00:00Z, 2026-01-01T10:30:00Z) from the Hopsworks tab",
     }
     assert window_form.new_run_id() != window_form.new_run_id()
+
+
+def test_the_logical_date_is_the_moment_asked_or_just_inside_the_dags_range_never_a_whole_second() -> None:
+    # Airflow creates a run's tasks only where its logical date lies within the tasks' (the DAG's) start and end.
+    now = datetime(2026, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    start, end = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC)
+    assert logical_date_for(now, start, end, 7) == now
+    assert logical_date_for(now, None, None, 7) == now
+    later = datetime(2026, 4, 1, tzinfo=UTC)  # a DAG that starts after now
+    assert logical_date_for(now, later, None, 7) == later + timedelta(microseconds=7)
+    ended = datetime(2026, 2, 1, tzinfo=UTC)
+    assert logical_date_for(now, start, ended, 7) == ended - timedelta(microseconds=7)
+    for fraction in (1, 999_999):
+        for moved in (logical_date_for(now, later, None, fraction), logical_date_for(now, start, ended, fraction)):
+            assert moved.microsecond != 0  # scheduled runs' dates are fires: whole seconds
     assert window_form.new_run_id().startswith(window_form.RUN_ID_PREFIX)
 
 
@@ -178,18 +193,34 @@ def client(app_module: Any) -> TestClient:
     return TestClient(parent, base_url="http://airflow.example:8080")
 
 
-def test_the_endpoint_answers_the_rest_body_or_names_the_bad_fields_and_makes_no_run(app_module: Any) -> None:
+def test_the_endpoint_answers_the_rest_body_or_names_the_bad_fields_and_makes_no_run(
+    app_module: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hops_timetable.core.cron import QuartzCron
+    from hops_timetable.core.schedule import Schedule
+
     async def fake_user() -> object:
         return object()
 
+    def no_session() -> Iterator[None]:
+        yield None
+
+    # The DAG as the metadata database would give it: one whose schedule starts in a year.
+    starts = datetime.now(UTC).replace(microsecond=0) + timedelta(days=365)
+    monkeypatch.setattr(app_module, "_require_dag", lambda *args, **kwargs: None)
+    monkeypatch.setattr(
+        app_module, "_load", lambda session, dag_id: (Schedule(QuartzCron("0 0 0 * * ?"), start=starts), False)
+    )
     app_module.app.dependency_overrides[app_module._user] = fake_user
+    app_module.app.dependency_overrides[app_module._session] = no_session
     hops = client(app_module)
     answer = hops.post("/hops/api/dags/etl/window-run", json=WINDOW)
     assert answer.status_code == 200, answer.text
     made = answer.json()
     assert made["conf"] == {CONF_KEY: WINDOW} and made["dag_run_id"].startswith(window_form.RUN_ID_PREFIX)
     assert (made["data_interval_start"], made["data_interval_end"]) == (WINDOW["start_time"], WINDOW["end_time"])
-    assert abs(datetime.fromisoformat(made["logical_date"]) - datetime.now(UTC)) < timedelta(minutes=5)
+    moved = datetime.fromisoformat(made["logical_date"])
+    assert starts < moved < starts + timedelta(seconds=1)
     bad = hops.post("/hops/api/dags/etl/window-run", json={"start_time": "soon"})
     assert bad.status_code == 422
     assert {e["field"] for e in bad.json()["errors"]} == {"start_time", "end_time"}

@@ -62,8 +62,15 @@ const WindowRuns = ({ dagId, stamp, made }: { readonly dagId: string; readonly s
   );
 };
 
+// What was typed, per DAG: kept when the host mounts the tab afresh (its lazy loader, then the loaded component).
+const typed = new Map<string, Record<string, string>>();
+
 export const WindowForm = ({ dagId, stamp }: { readonly dagId: string; readonly stamp: string }) => {
-  const [values, setValues] = useState<Record<string, string>>({ start_time: "", end_time: "" });
+  const [values, setTyped] = useState<Record<string, string>>(() => typed.get(dagId) ?? { start_time: "", end_time: "" });
+  const setValues = (next: Record<string, string>) => {
+    typed.set(dagId, next);
+    setTyped(next);
+  };
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [status, setStatus] = useState<Status>(null);
   const [busy, setBusy] = useState(false);
@@ -75,6 +82,7 @@ export const WindowForm = ({ dagId, stamp }: { readonly dagId: string; readonly 
     const window = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ""));
     setBusy(true);
     setErrors({});
+    setStatus(null);
     runWithWindow(dagId, window).then(
       (runId) => {
         setBusy(false);

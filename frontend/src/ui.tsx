@@ -8,8 +8,12 @@ export type Live<T> = { data: T | null; error: string | null; reload: () => void
 
 /** *load*'s answer, asked again whenever *key* changes and, with *poll*, every REFRESH_MS while the page is visible
  * (a part of the page whose key holds the whole page's time refreshes with it, and asks nothing on its own). */
+// The last answer of each key: the host may mount the tab afresh (its lazy loader, then the loaded component), and a
+// tab mounted again shows what it showed at once instead of "Loading" until its first answer.
+const last = new Map<string, unknown>();
+
 export const useLive = <T,>(load: () => Promise<T>, key: string, poll = true): Live<T> => {
-  const [data, setData] = useState<T | null>(null);
+  const [data, setData] = useState<T | null>(() => (last.get(key) as T | undefined) ?? null);
   const [error, setError] = useState<string | null>(null);
   const latest = useRef(0);
   const loader = useRef(load);
@@ -18,6 +22,7 @@ export const useLive = <T,>(load: () => Promise<T>, key: string, poll = true): L
     const ask = ++latest.current;
     loader.current().then(
       (value) => {
+        last.set(key, value);
         if (ask === latest.current) {
           setData(value);
           setError(null);
@@ -27,7 +32,7 @@ export const useLive = <T,>(load: () => Promise<T>, key: string, poll = true): L
         if (ask === latest.current) setError(failure instanceof Error ? failure.message : String(failure));
       },
     );
-  }, []);
+  }, [key]);
   useEffect(() => {
     reload();
     if (!poll) return undefined;

@@ -26,6 +26,7 @@ scheduler or a worker stays cheap.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path as PathLib
@@ -299,12 +300,16 @@ async def _body(request: Request) -> bytes:
 
 
 @app.post("/api/dags/{dag_id}/window-run")
-async def window_run(dag_id: str, request: Request, user: UserDep) -> JSONResponse:
+async def window_run(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> JSONResponse:
     """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for the posted window, or 422 naming each bad
-    field. Nothing is read from the metadata database and no run is made: the browser sends the body to Airflow's
-    REST API, which decides with the user's own login whether they may trigger the DAG."""
+    field. No run is made: the browser sends the body to Airflow's REST API, which decides with the user's own login
+    whether they may trigger the DAG."""
+    _require_dag(request, user, dag_id)
+    settings, _ = _load(session, dag_id)
     try:
         conf = window_form.window_conf(await _body(request))
     except window_form.FormRefused as exc:
         return JSONResponse(exc.payload(), status_code=exc.status)
-    return JSONResponse(window_form.trigger_body(conf, window_form.new_run_id(), datetime.now(timezone.utc)))
+    now = datetime.now(timezone.utc)
+    logical_date = window_form.logical_date_for(now, settings.start, settings.end, secrets.randbelow(999_999) + 1)
+    return JSONResponse(window_form.trigger_body(conf, window_form.new_run_id(), logical_date))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from hops_timetable.core.conf_window import CONF_KEY, WINDOW_KEYS, HopsWindowError, parse_conf_window
@@ -31,6 +31,7 @@ __all__ = [
     "MAX_BODY",
     "RUN_ID_PREFIX",
     "FormRefused",
+    "logical_date_for",
     "new_run_id",
     "trigger_body",
     "window_conf",
@@ -101,19 +102,33 @@ def new_run_id() -> str:
     return RUN_ID_PREFIX + secrets.token_hex(6)
 
 
-def trigger_body(conf: Mapping[str, Any], run_id: str, now: datetime) -> dict[str, Any]:
+def logical_date_for(now: datetime, start: datetime | None, end: datetime | None, fraction: int) -> datetime:
+    """The logical date of a run with a window: *now*, moved inside the DAG's ``[start, end]`` when it is outside.
+
+    Airflow gives a run a data interval only with a logical date, and creates a run's tasks only where that date lies
+    between the tasks' start and end dates (the DAG's); a logical date is unique per DAG. So: the moment the run is
+    asked for, as Airflow's own Trigger form gives it; for a DAG that starts later or has ended, a moment just inside
+    its range, *fraction* microseconds (1 to 999,999) off its start or end: a fraction of a second no scheduled run
+    has (their dates are fires, whole seconds), so it never takes a scheduled run's date.
+    """
+    if start is not None and now < start:
+        return start + timedelta(microseconds=fraction)
+    if end is not None and now > end:
+        return end - timedelta(microseconds=fraction)
+    return now
+
+
+def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime) -> dict[str, Any]:
     """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for a run with the window of *conf*.
 
-    Airflow gives a run a data interval only with a logical date (a run without one has none in the REST API), so
-    the run gets the moment it is asked for, *now* to the microsecond, as Airflow's own Trigger form gives it: never
-    the window's start, which a scheduled run may hold or be about to take (a logical date is unique per DAG). Its
-    data interval is the window itself. The run id is the form's own, so that the browser can ask whether a request
-    that failed made the run all the same.
+    The run's data interval is the window itself, so the REST API shows it (a run without a logical date has none);
+    its logical date is :func:`logical_date_for`'s. The run id is the form's own, so that the browser can ask whether
+    a request that failed made the run all the same.
     """
     window = conf[CONF_KEY]
     return {
         "dag_run_id": run_id,
-        "logical_date": now.isoformat(timespec="microseconds"),
+        "logical_date": logical_date.isoformat(timespec="microseconds"),
         "data_interval_start": window["start_time"],
         "data_interval_end": window["end_time"],
         "conf": dict(conf),
