@@ -526,7 +526,7 @@ def test_browser_runs_the_dag_with_a_window_from_the_tab_and_the_task_gets_exact
         assert next(r for r in stack.runs(WINDOW_DAG) if r.run_id == run_id).state != "failed"
         return None
 
-    python, bash = stack.wait_until(recorded, 120, what="the form's run's task records")
+    python, bash = stack.wait_until(recorded, 300, what="the form's run's task records")
     assert python["env"] == WINDOW_ENV and bash["env"] == WINDOW_ENV
     # Live: the tab's list shows the run's new state without a reload.
     done = f"#window-runs tr[data-run-id='{run_id}']"
