@@ -2,21 +2,18 @@
 import { useState } from "react";
 import { Link } from "react-router-dom";
 
-import { getDag, getSpans, type DagData, type Fire, type Span } from "./api";
+import { getDag, getSpans, runTabPath, type DagData, type Fire, type Span } from "./api";
 import { Mono, Pager, Table, Tab, useLive, type Head } from "./ui";
 import { WindowForm } from "./WindowForm";
 
 export const SPAN_ROWS = 20;
-
-const runTab = (dagId: string, runId: string): string =>
-  `/dags/${encodeURIComponent(dagId)}/runs/${encodeURIComponent(runId)}/plugin/hopsworks-run`;
 
 export const RunLinks = ({ dagId, runIds }: { readonly dagId: string; readonly runIds: readonly string[] }) => (
   <>
     {runIds.map((runId, index) => (
       <span key={runId}>
         {index > 0 ? ", " : null}
-        <Link to={runTab(dagId, runId)}>{runId}</Link>
+        <Link to={runTabPath(dagId, runId)}>{runId}</Link>
       </span>
     ))}
   </>

@@ -2,7 +2,7 @@
 import { Link } from "react-router-dom";
 import type { ReactNode } from "react";
 
-import { getRun } from "./api";
+import { getRun, segment } from "./api";
 import { Tab, useLive } from "./ui";
 
 const row = (name: string, value: ReactNode, id?: string, mono = false) => (
@@ -68,7 +68,7 @@ export const RunTab = ({ dagId, runId }: { readonly dagId: string; readonly runI
         </table>
       </div>
       <p>
-        <Link id="back" to={`/dags/${encodeURIComponent(dagId)}/plugin/hopsworks`}>
+        <Link id="back" to={`/dags/${segment(dagId)}/plugin/hopsworks`}>
           Every window of {dagId}
         </Link>
       </p>

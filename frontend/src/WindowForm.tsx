@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from "react";
 import { Link } from "react-router-dom";
 
-import { Refused, getWindowRuns, runWithWindow } from "./api";
+import { Refused, getWindowRuns, runTabPath, runWithWindow } from "./api";
 import { Mono, Pager, Table, useLive } from "./ui";
 
 export const WINDOW_RUNS = 10;
@@ -38,11 +38,7 @@ const WindowRuns = ({ dagId, stamp, made }: { readonly dagId: string; readonly s
         {page.runs.map((run) => (
           <tr key={run.run_id} data-run-id={run.run_id} className={run.run_id === made ? "new" : undefined}>
             <td className="mono">
-              <Link
-                to={`/dags/${encodeURIComponent(dagId)}/runs/${encodeURIComponent(run.run_id)}/plugin/hopsworks-run`}
-              >
-                {run.run_id}
-              </Link>
+              <Link to={runTabPath(dagId, run.run_id)}>{run.run_id}</Link>
             </td>
             <Mono value={run.run_after} />
             <td>{run.state}</td>

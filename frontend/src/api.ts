@@ -93,6 +93,15 @@ export class Refused extends Error {
   }
 }
 
+/** A run or DAG id as a path segment, spelled as Airflow's own links spell it: only what a segment cannot hold is
+ * escaped (":" and "+" of a scheduled run's id stay), so that Airflow's router marks its tab of the page as shown. */
+export const segment = (value: string): string =>
+  encodeURIComponent(value).replace(/%(3A|2B|40|2C|3D|24|26|3B)/gi, (escaped) => decodeURIComponent(escaped));
+
+/** The run's Hopsworks tab in Airflow's router (its own base path applies). */
+export const runTabPath = (dagId: string, runId: string): string =>
+  `/dags/${segment(dagId)}/runs/${segment(runId)}/plugin/hopsworks-run`;
+
 /** An address on this Airflow: the UI's <base href> is Airflow's root, a path prefix included. */
 export const airflowUrl = (path: string): string => new URL(path, document.baseURI).href;
 
