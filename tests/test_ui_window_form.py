@@ -143,13 +143,16 @@ def test_the_logical_date_is_the_moment_asked_or_just_inside_the_dags_range_neve
     start, end = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC)
     assert logical_date_for(now, start, end, 7) == now
     assert logical_date_for(now, None, None, 7) == now
-    later = datetime(2026, 4, 1, tzinfo=UTC)  # a DAG that starts after now
-    assert logical_date_for(now, later, None, 7) == later + timedelta(microseconds=7)
+    # A DAG that starts later: no date before its start gets tasks, none after it starts (it is in the future).
+    later = datetime(2026, 4, 1, tzinfo=UTC)
+    assert logical_date_for(now, later, None, 7) is None
     ended = datetime(2026, 2, 1, tzinfo=UTC)
     assert logical_date_for(now, start, ended, 7) == ended - timedelta(microseconds=7)
     for fraction in (1, 999_999):
-        for moved in (logical_date_for(now, later, None, fraction), logical_date_for(now, start, ended, fraction)):
-            assert moved.microsecond != 0  # scheduled runs' dates are fires: whole seconds
+        moved = logical_date_for(now, start, ended, fraction)
+        assert moved is not None and moved.microsecond != 0  # scheduled runs' dates are fires: whole seconds
+    unstarted = trigger_body(window_conf(body(WINDOW)), "r", None)
+    assert unstarted["logical_date"] is None and "data_interval_start" not in unstarted
     assert window_form.new_run_id().startswith(window_form.RUN_ID_PREFIX)
 
 
@@ -205,12 +208,11 @@ def test_the_endpoint_answers_the_rest_body_or_names_the_bad_fields_and_makes_no
     def no_session() -> Iterator[None]:
         yield None
 
-    # The DAG as the metadata database would give it: one whose schedule starts in a year.
-    starts = datetime.now(UTC).replace(microsecond=0) + timedelta(days=365)
+    # The DAG as the metadata database would give it: one whose schedule ended a year ago.
+    ended = datetime.now(UTC).replace(microsecond=0) - timedelta(days=365)
+    schedule = Schedule(QuartzCron("0 0 0 * * ?"), start=ended - timedelta(days=30), end=ended)
     monkeypatch.setattr(app_module, "_require_dag", lambda *args, **kwargs: None)
-    monkeypatch.setattr(
-        app_module, "_load", lambda session, dag_id: (Schedule(QuartzCron("0 0 0 * * ?"), start=starts), False)
-    )
+    monkeypatch.setattr(app_module, "_load", lambda session, dag_id: (schedule, False))
     app_module.app.dependency_overrides[app_module._user] = fake_user
     app_module.app.dependency_overrides[app_module._session] = no_session
     hops = client(app_module)
@@ -220,7 +222,7 @@ def test_the_endpoint_answers_the_rest_body_or_names_the_bad_fields_and_makes_no
     assert made["conf"] == {CONF_KEY: WINDOW} and made["dag_run_id"].startswith(window_form.RUN_ID_PREFIX)
     assert (made["data_interval_start"], made["data_interval_end"]) == (WINDOW["start_time"], WINDOW["end_time"])
     moved = datetime.fromisoformat(made["logical_date"])
-    assert starts < moved < starts + timedelta(seconds=1)
+    assert ended - timedelta(seconds=1) < moved < ended
     bad = hops.post("/hops/api/dags/etl/window-run", json={"start_time": "soon"})
     assert bad.status_code == 422
     assert {e["field"] for e in bad.json()["errors"]} == {"start_time", "end_time"}

@@ -102,23 +102,24 @@ def new_run_id() -> str:
     return RUN_ID_PREFIX + secrets.token_hex(6)
 
 
-def logical_date_for(now: datetime, start: datetime | None, end: datetime | None, fraction: int) -> datetime:
-    """The logical date of a run with a window: *now*, moved inside the DAG's ``[start, end]`` when it is outside.
+def logical_date_for(now: datetime, start: datetime | None, end: datetime | None, fraction: int) -> datetime | None:
+    """The logical date of a run with a window: *now*, or just inside an ended DAG's range, or none before its start.
 
-    Airflow gives a run a data interval only with a logical date, and creates a run's tasks only where that date lies
-    between the tasks' start and end dates (the DAG's); a logical date is unique per DAG. So: the moment the run is
-    asked for, as Airflow's own Trigger form gives it; for a DAG that starts later or has ended, a moment just inside
-    its range, *fraction* microseconds (1 to 999,999) off its start or end: a fraction of a second no scheduled run
-    has (their dates are fires, whole seconds), so it never takes a scheduled run's date.
+    Airflow gives a run a data interval only with a logical date, creates a run's tasks only where that date lies
+    between the tasks' start and end dates (the DAG's), starts no run whose logical date is in the future, and keeps a
+    logical date unique per DAG. So: the moment the run is asked for, as Airflow's own Trigger form gives it; for a DAG
+    that has ended, *fraction* microseconds (1 to 999,999) before its end, a fraction of a second no scheduled run has
+    (their dates are fires, whole seconds); for a DAG that starts later, none (no date before its start would get
+    tasks, none after it would start): that run has no data interval.
     """
     if start is not None and now < start:
-        return start + timedelta(microseconds=fraction)
+        return None
     if end is not None and now > end:
         return end - timedelta(microseconds=fraction)
     return now
 
 
-def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime) -> dict[str, Any]:
+def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime | None) -> dict[str, Any]:
     """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for a run with the window of *conf*.
 
     The run's data interval is the window itself, so the REST API shows it (a run without a logical date has none);
@@ -126,14 +127,13 @@ def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime) -
     a request that failed made the run all the same.
     """
     window = conf[CONF_KEY]
-    return {
-        "dag_run_id": run_id,
-        "logical_date": logical_date.isoformat(timespec="microseconds"),
-        "data_interval_start": window["start_time"],
-        "data_interval_end": window["end_time"],
-        "conf": dict(conf),
-        "note": f"Run with time window [{window['start_time']}, {window['end_time']}) from the Hopsworks tab",
-    }
+    body: dict[str, Any] = {"dag_run_id": run_id, "logical_date": None}
+    if logical_date is not None:  # Airflow refuses a data interval without a logical date
+        body["logical_date"] = logical_date.isoformat(timespec="microseconds")
+        body["data_interval_start"] = window["start_time"]
+        body["data_interval_end"] = window["end_time"]
+    note = f"Run with time window [{window['start_time']}, {window['end_time']}) from the Hopsworks tab"
+    return {**body, "conf": dict(conf), "note": note}
 
 
 def window_runs(runs: Sequence[RunWindow], offset: int, limit: int) -> dict[str, Any]:
