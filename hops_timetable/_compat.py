@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import re
-import ssl
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -36,10 +35,10 @@ if TYPE_CHECKING:
 __all__ = [
     "AIRFLOW_VERSION",
     "HAS_DAG_MODEL_HOOK",
-    "HAS_EXTERNAL_VIEWS",
+    "HAS_REACT_APPS",
     "DecoratedOperator",
     "TaskDecorator",
-    "api_server_address",
+    "api_base_path",
     "api_user",
     "builtin_next_dagrun_info",
     "config_value",
@@ -269,8 +268,8 @@ def params_dict(params: Mapping[str, Any]) -> Any:
 # public interface for "authenticate this request as the REST API would", for its metadata session or for its ORM
 # models, so each of those is borrowed here.
 
-HAS_EXTERNAL_VIEWS: bool = AIRFLOW_VERSION >= (3, 1)
-"""Whether the UI shows a plugin's ``external_views`` as tabs (3.1 and later); 3.0 ignores them, so there the
+HAS_REACT_APPS: bool = AIRFLOW_VERSION >= (3, 1)
+"""Whether the UI loads a plugin's ``react_apps`` as tabs (3.1 and later); 3.0 shows no plugin tab, so there the
 Hopsworks pages are reached by URL and through ``audit`` only."""
 
 
@@ -295,21 +294,13 @@ async def api_user(request: Any) -> Any:
     return await security.get_user(token)
 
 
-def api_server_address() -> tuple[str, ssl.SSLContext | None]:
-    """``[api] base_url``, and how to trust the api-server's own TLS certificate (``None`` without TLS).
+def api_base_path() -> str:
+    """The path of ``[api] base_url`` (``""`` or ``/prefix``): where Airflow's UI and its plugins' apps are served."""
+    from urllib.parse import urlsplit
 
-    With ``[api] ssl_cert`` set the api-server speaks TLS; the tab's form calls it on the address a request came in
-    on, which its certificate does not name, so exactly that certificate is trusted, and no other.
-    """
     from airflow.configuration import conf
 
-    cert = conf.get("api", "ssl_cert", fallback="")
-    context = None
-    if cert:
-        context = ssl.create_default_context(cafile=cert)
-        context.check_hostname = False
-        context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
-    return conf.get("api", "base_url", fallback=""), context
+    return urlsplit(conf.get("api", "base_url", fallback="") or "").path.rstrip("/")
 
 
 def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False) -> None:

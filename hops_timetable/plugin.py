@@ -6,6 +6,7 @@ Airflow deserializes only the custom timetables a plugin registers. The package 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -43,20 +44,25 @@ def _apps() -> list[dict[str, Any]]:
     return [{"app": app, "url_prefix": URL_PREFIX, "name": "Hopsworks"}]
 
 
-def _views() -> list[dict[str, Any]]:
-    from hops_timetable.ui.app import URL_PREFIX
+def _react_apps() -> list[dict[str, Any]]:
+    """The tab on each DAG's and each run's page, from Airflow 3.1 on (3.0's UI shows no plugin tab).
 
-    # The hrefs are relative: the UI resolves them against its <base href>, the path of [api] base_url, so the tab
-    # also loads where Airflow is served under a path prefix behind a proxy (an href starting with "/" would not).
-    tab = URL_PREFIX.lstrip("/")
+    One bundle (``ui/static``, built from ``frontend/``) for both: the UI keeps a loaded component under its name, so
+    both entries are "Hopsworks" and the component tells the run's page by its ``runId``. The URL is a path from the
+    server's root under ``[api] base_url``'s path: 3.1 and 3.2 import it relative to their own script, 3.3 on
+    relative to the page, and a rooted path reads alike in both. The bundle's digest in the query makes a browser
+    load a new bundle after an upgrade instead of a cached old one.
+    """
+    from hops_timetable import _compat
+    from hops_timetable.ui.app import BUNDLE, URL_PREFIX
+
+    if not _compat.HAS_REACT_APPS:
+        return []
+    digest = hashlib.sha256(BUNDLE.read_bytes()).hexdigest()[:12]
+    bundle = f"{_compat.api_base_path()}{URL_PREFIX}/static/{BUNDLE.name}?v={digest}"
     return [
-        {"name": "Hopsworks", "href": tab + "/dags/{DAG_ID}", "destination": "dag", "url_route": "hopsworks"},
-        {
-            "name": "Hopsworks",
-            "href": tab + "/dags/{DAG_ID}/runs/{RUN_ID}",
-            "destination": "dag_run",
-            "url_route": "hopsworks-run",
-        },
+        {"name": "Hopsworks", "bundle_url": bundle, "destination": "dag", "url_route": "hopsworks"},
+        {"name": "Hopsworks", "bundle_url": bundle, "destination": "dag_run", "url_route": "hopsworks-run"},
     ]
 
 
@@ -66,7 +72,7 @@ class HopsTimetablePlugin(AirflowPlugin):
     name = "hops_timetable"
     # AirflowPlugin declares these as plain class attributes holding lists; the same shape is kept here.
     timetables: list[type[Timetable]] = [HopsworksTimetable]  # noqa: RUF012
-    # The Hopsworks tab: the app served by the api-server, shown by the UI on each DAG's and each run's page; both
-    # read as the lists AirflowPlugin declares.
+    # The Hopsworks tab: the app served by the api-server (JSON, the bundle, 3.0's plain pages) and the React app
+    # the UI shows on each DAG's and each run's page; both read as the lists AirflowPlugin declares.
     fastapi_apps = _TabAttribute(_apps)
-    external_views = _TabAttribute(_views)
+    react_apps = _TabAttribute(_react_apps)

@@ -47,6 +47,37 @@ def test_every_command_reports_a_usage_error_with_the_one_prefix(
 
 
 @pytest.mark.parametrize(
+    ("argv", "named", "hint"),
+    [
+        # An abbreviation is refused, even where only one flag starts so: it names the whole flag.
+        (["preview", "--max-catchup", "3", "--cron", "@daily"], "--max-catchup", "--max-catchup-runs"),
+        # Reported before the required --cron it seems to lack.
+        (["preview", "--cronn", "@daily"], "--cronn", "--cron"),
+        (["audit", "--dag-idd", "d"], "--dag-idd", "--dag-id"),
+        (["next", "--jsn", "@daily"], "--jsn", "--json"),
+        (["simulate", "--cron=@daily", "--utnil=2026-01-02"], "--utnil", "--until"),
+    ],
+)
+def test_an_unknown_or_abbreviated_flag_is_refused_with_the_flag_it_was_probably_meant_to_be(
+    argv: list[str], named: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(argv)
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert err.startswith(f"{PREFIX}unrecognized argument {named}; did you mean {hint}"), err
+    assert err.count("\n") == 1, err
+
+
+def test_negative_numbers_and_values_attached_to_short_flags_are_no_unknown_flags(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["next", "-n2", "0 0 * ? * * *"]) == 0
+    assert main(["preview", "--cron", "@daily", "--start-time-offset-seconds", "-3600"]) == 2
+    _, err = capsys.readouterr()
+    assert "is negative" in err and "unrecognized" not in err
+
+
+@pytest.mark.parametrize(
     "argv",
     [
         ["next", "0 0 * * * MON"],

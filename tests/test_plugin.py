@@ -1,11 +1,11 @@
-"""What the plugin registers with Airflow: the timetable, the tab's app and the tab's two views."""
+"""What the plugin registers with Airflow: the timetable, the tab's app and the tab's React app on two pages."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
-from urllib.parse import urljoin
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -21,18 +21,34 @@ def test_the_plugin_registers_the_timetable_and_mounts_the_tabs_app_at_its_prefi
     assert {"/dags/{dag_id}", "/dags/{dag_id}/runs/{run_id}"} <= routes
 
 
-@pytest.mark.parametrize("base_href", ["/", "/airflow/", "/teams/data/airflow/"])
-def test_each_tab_loads_the_apps_page_under_whatever_path_airflow_is_served_at(base_href: str) -> None:
-    # The UI substitutes the ids into the href and loads it in an iframe, relative to its <base href>: the path
-    # of [api] base_url. Behind a proxy that forwards only that path, anything outside it never arrives.
-    pages = {}
-    for view in HopsTimetablePlugin.external_views:
-        href = view["href"].replace("{DAG_ID}", "d").replace("{RUN_ID}", "r")
-        pages[view["destination"]] = urljoin(f"https://host.test{base_href}", href)
-    assert pages == {
-        "dag": f"https://host.test{base_href}{URL_PREFIX.strip('/')}/dags/d",
-        "dag_run": f"https://host.test{base_href}{URL_PREFIX.strip('/')}/dags/d/runs/r",
+@pytest.mark.parametrize("base_url", ["", "http://host.test:8080", "https://host.test/teams/data/airflow/"])
+def test_both_tabs_load_the_one_bundle_the_app_serves_under_whatever_path_airflow_is_served_at(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from hops_timetable import _compat, plugin
+
+    monkeypatch.setenv("AIRFLOW__API__BASE_URL", base_url)
+    apps = plugin._react_apps()
+    if not _compat.HAS_REACT_APPS:
+        assert apps == []  # 3.0's UI shows no plugin tab
+        return
+    path = urlsplit(base_url).path.rstrip("/")
+    assert {(a["name"], a["destination"], a["url_route"]) for a in apps} == {
+        ("Hopsworks", "dag", "hopsworks"),
+        ("Hopsworks", "dag_run", "hopsworks-run"),
     }
+    (bundle,) = {a["bundle_url"] for a in apps}
+    # A path from the server's root: 3.1 and 3.2 import it relative to their own script, 3.3 on to the page.
+    assert bundle.startswith(f"{path}{URL_PREFIX}/static/hopsworks-tab.js?v=")
+    # The api-server mounts the app at the prefix under the same path: the bundle is there.
+    server = FastAPI()
+    server.mount(f"{path}{URL_PREFIX}", app)
+    served = TestClient(server).get(bundle)
+    assert served.status_code == 200 and "javascript" in served.headers["content-type"]
+    assert "AirflowPlugin" in served.text
 
 
 def test_loading_the_plugin_for_its_timetable_does_not_import_the_tabs_app() -> None:

@@ -179,7 +179,9 @@ def test_the_wheel_holds_the_package_the_license_and_the_entry_points(wheel: Pat
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names
     assert "hops_timetable/_compat.py" in names
     assert "hops_timetable/py.typed" in names
-    assert not any(n.startswith(("tests/", "dags/", "scripts/", "benchmarks/")) for n in names)
+    # The tab's React app, built and committed: installing needs no Node.js; its source stays out of the wheel.
+    assert "hops_timetable/ui/static/hopsworks-tab.js" in names
+    assert not any(n.startswith(("tests/", "dags/", "scripts/", "benchmarks/", "frontend/")) for n in names)
     assert "Requires-Dist: apache-airflow>=3.0\n" in metadata
     assert "Requires-Dist: apache-airflow-providers-standard" in metadata
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]

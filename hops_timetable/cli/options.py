@@ -4,8 +4,10 @@ argument parser that reports a mistake as one line."""
 from __future__ import annotations
 
 import argparse
+import difflib
+from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.core.schedule import Schedule
@@ -27,9 +29,42 @@ MAX_EXPAND = 100
 
 
 class OneLineParser(argparse.ArgumentParser):
+    """A parser that reports a mistake in one line, takes no abbreviation of a flag, and names the flag an unknown
+    one was probably meant to be."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # An abbreviation that reads today (--max-catchup for --max-catchup-runs) would change meaning, or stop
+        # reading, the day another flag starts the same way: every flag is spelled out.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         # argparse prints the whole usage block; one line says the same and points to --help.
         raise BadInput(f"{message} (see {self.prog} --help)")
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        if self._subparsers is None:
+            given = args[0] if args else kwargs.get("args")
+            self._refuse_unknown_flags(list(given) if given is not None else [])
+        return super().parse_known_args(*args, **kwargs)
+
+    def _refuse_unknown_flags(self, given: Sequence[str]) -> None:
+        """An unknown flag, named before argparse reports anything else (a required option it seems to lack, for
+        one), with the flags it is closest to."""
+        known = list(self._option_string_actions)
+        for token in given:
+            if token == "--":
+                return
+            flag = token.split("=", 1)[0]
+            if not flag.startswith("-") or flag == "-" or flag in known or self._negative_number_matcher.match(flag):
+                continue
+            if not flag.startswith("--") and flag[:2] in known:  # -n5: a short flag with its value attached
+                continue
+            close = difflib.get_close_matches(flag, [k for k in known if k.startswith("--")], n=2, cutoff=0.6)
+            longer = [k for k in known if k.startswith(flag) and flag.startswith("--")]
+            hints = list(dict.fromkeys(longer + close))[:3]
+            hint = f"; did you mean {' or '.join(hints)}?" if hints else ""
+            self.error(f"unrecognized argument {flag}{hint}")
 
 
 def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:

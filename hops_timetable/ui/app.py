@@ -1,31 +1,40 @@
 """The Hopsworks tab: a FastAPI app the plugin mounts on Airflow's api-server at :data:`URL_PREFIX`.
 
-Pages (HTML, shown by Airflow's UI in the DAG's and the run's "Hopsworks" tab) and their JSON twins:
+What the tab's React app (``frontend/``, built into :data:`BUNDLE`, served at ``/static``) reads:
 
-* ``/dags/{dag_id}`` and ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage, one page
-  of fires at a time (``?page=0`` the newest), the older history summarized as stretches.
-* ``/dags/{dag_id}/runs/{run_id}`` and ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values.
+* ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage, one page of fires at a time
+  (``?page=0`` the newest), the older history summarized as stretches.
+* ``/api/dags/{dag_id}/spans/{gaps|dropped}``: the gaps or the drops by design over the whole history, a page at a
+  time (``offset``, ``limit``), the newest first.
+* ``/api/dags/{dag_id}/window-runs``: the runs made with a time window, a page at a time, the newest first.
+* ``POST /api/dags/{dag_id}/window-run``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
+  the window checked, and the body of Airflow's REST call that makes the run, which the browser then sends itself.
+* ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values and what gave them.
 * ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
 * ``/api/dags/{dag_id}/runs?after=N``: the DAG's runs a page at a time by row id (what ``audit`` reads).
-* ``POST /api/dags/{dag_id}/runs``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
-  a manual run carrying the posted window, made through Airflow's REST API as the caller.
+
+``/dags/{dag_id}`` and ``/dags/{dag_id}/runs/{run_id}`` are plain pages of the same, for Airflow 3.0, whose UI shows
+no plugin tab.
 
 Every route authenticates through Airflow's auth manager exactly as the REST API does
-(the ``Authorization: Bearer`` token, else the UI's session cookie); the pages check read access to the DAG before
-they look the DAG up: without a valid credential the answer is 401/403 and says nothing about the DAG. The form's
-post leaves the trigger permission to Airflow's REST API. Airflow's modules are imported inside the handlers, so
-that loading the plugin in the scheduler or a worker stays cheap.
+(the ``Authorization: Bearer`` token, else the UI's session cookie); the routes of a DAG check read access to it
+before they look the DAG up: without a valid credential the answer is 401/403 and says nothing about the DAG.
+Nothing here writes a run. Airflow's modules are imported inside the handlers, so that loading the plugin in the
+scheduler or a worker stays cheap.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from pathlib import Path as PathLib
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from hops_timetable import _compat, config
 from hops_timetable.core.coverage import page_of_fires, run_window, timeline_begin, upcoming_windows
@@ -35,17 +44,22 @@ from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui import window_form
-from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json
-from hops_timetable.ui.run_tab import RunFacts, run_page
+from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json, schedule_in_words
+from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-__all__ = ["URL_PREFIX", "app", "settings_json"]
+__all__ = ["BUNDLE", "URL_PREFIX", "app", "settings_json"]
 
 URL_PREFIX = "/hops"
+STATIC = PathLib(__file__).with_name("static")
+BUNDLE = STATIC / "hopsworks-tab.js"
+"""The tab's React app, built from ``frontend/`` (``npm run build``) and shipped in the wheel."""
 
 app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None)
+# The bundle holds no data: the UI loads it before any request of the tab, like Airflow's own scripts.
+app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 
 async def _user(request: Request) -> Any:
@@ -157,6 +171,7 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, 
         {
             "dag_id": dag_id,
             "settings": settings_json(settings, paused),
+            "words": schedule_in_words(settings, paused),
             "upcoming": [
                 {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
                 for fire, start, w in nxt
@@ -225,41 +240,53 @@ def runs_page(
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
-def run_json(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
+def run_data(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
     """One run's HOPS_* values and where they come from."""
     _require_dag(request, user, dag_id, run=True)
-    item = _run(session, dag_id, run_id).item
-    return {
-        "dag_id": dag_id,
-        "run_id": run_id,
-        "run_type": item.run.run_type,
-        "state": item.run.state,
-        "source": item.source,
-        "error": item.error,
-        "env": {} if item.window is None else item.window.as_env(),
-    }
+    return run_json(dag_id, _run(session, dag_id, run_id))
 
 
 @app.get("/dags/{dag_id}/runs/{run_id}", response_class=HTMLResponse)
 def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
-    """The run's Hopsworks tab."""
+    """The run's plain page (Airflow 3.0)."""
     _require_dag(request, user, dag_id, run=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
 
 
-async def _send(call: window_form.TriggerRequest, tls: Any) -> tuple[int, Any]:
-    """Send *call* to Airflow's REST API; its status and JSON body (``None`` when the body is no JSON)."""
-    import httpx
+OffsetArg = Annotated[int, Query(ge=0, le=10**9, description="rows to skip, the newest first")]
+LimitArg = Annotated[int, Query(ge=1, le=500, description="rows to return")]
+SpanKind = Annotated[str, Path(pattern="^(gaps|dropped)$", description="gaps or dropped")]
 
-    try:
-        async with httpx.AsyncClient(verify=tls if tls is not None else True, timeout=60.0) as client:
-            answer = await client.request(call.method, call.url, json=call.json or None, headers=call.headers)
-    except httpx.HTTPError as exc:
-        raise window_form.FormRefused(502, f"Airflow's REST API did not answer: {type(exc).__name__}") from None
-    try:
-        return answer.status_code, answer.json()
-    except ValueError:
-        return answer.status_code, None
+
+@app.get("/api/dags/{dag_id}/spans/{kind}")
+def spans(
+    dag_id: str,
+    kind: SpanKind,
+    request: Request,
+    user: UserDep,
+    session: SessionArg,
+    offset: OffsetArg = 0,
+    limit: LimitArg = 50,
+) -> dict[str, Any]:
+    """The gaps, or the ranges dropped by design, over the whole history: *limit* from *offset*, the newest first."""
+    _require_dag(request, user, dag_id)
+    hist = _coverage(session, dag_id, 0)[2].history
+    found = hist.gaps if kind == "gaps" else hist.dropped
+    newest = found[::-1][offset : offset + limit]
+    return {"kind": kind, "total": len(found), "offset": offset, "items": [s.as_json() for s in newest]}
+
+
+@app.get("/api/dags/{dag_id}/window-runs")
+def window_runs(
+    dag_id: str, request: Request, user: UserDep, session: SessionArg, offset: OffsetArg = 0, limit: LimitArg = 10
+) -> dict[str, Any]:
+    """The runs with a time window in their conf, the newest first: *limit* from *offset*."""
+    _require_dag(request, user, dag_id, run=True)
+    settings, _ = _load(session, dag_id)
+    policy = settings.policy()
+    manual = tab_runs.run_rows(session, dag_id, tab_runs.RunQuery(run_types=("manual",)))
+    items = [run_window(tab_runs.record_of(row), settings.offset, policy) for row in manual]
+    return window_form.window_runs(items, offset, limit)
 
 
 async def _body(request: Request) -> bytes:
@@ -272,32 +299,17 @@ async def _body(request: Request) -> bytes:
     return raw
 
 
-@app.post("/api/dags/{dag_id}/runs", status_code=201)
-async def run_with_window(dag_id: str, request: Request, user: UserDep) -> JSONResponse:
-    """A manual run of *dag_id* carrying the posted window (the tab's form), made by Airflow's REST API as the caller.
-
-    Nothing is read from the metadata database here and no run is written: Airflow's ``POST
-    /api/v2/dags/{dag_id}/dagRuns`` decides, with the caller's own token, whether this user may trigger the DAG.
-    """
+@app.post("/api/dags/{dag_id}/window-run")
+async def window_run(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> JSONResponse:
+    """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for the posted window, or 422 naming each bad
+    field. No run is made: the browser sends the body to Airflow's REST API, which decides with the user's own login
+    whether they may trigger the DAG."""
+    _require_dag(request, user, dag_id)
+    settings, _ = _load(session, dag_id)
     try:
-        base_url, tls = _compat.api_server_address()
-        own = [f"{request.url.scheme}://{request.headers.get('host', '')}", base_url]
-        forwarded = request.headers.get("x-forwarded-host")
-        if forwarded:
-            own.append(f"{request.url.scheme}://{forwarded.split(',')[0].strip()}")
-        window_form.check_same_origin(request.headers, own)
         conf = window_form.window_conf(await _body(request))
-        root = window_form.airflow_api_root(
-            request.scope.get("server"), request.scope.get("root_path", ""), URL_PREFIX, tls is not None
-        )
-        token = window_form.credential(request.headers, request.cookies)
-        call = window_form.trigger_request(root, dag_id, conf, token, window_form.new_run_id())
-        try:
-            status, body = await _send(call, tls)
-        except window_form.FormRefused:
-            status, body = 502, {"detail": "Airflow's REST API did not answer"}
-        if status >= 500 and (await _send(window_form.lookup_request(call), tls))[0] == 200:
-            status, body = 200, {"dag_run_id": call.json["dag_run_id"]}
-        return JSONResponse(window_form.answer_of(status, body, call), status_code=201)
     except window_form.FormRefused as exc:
         return JSONResponse(exc.payload(), status_code=exc.status)
+    now = datetime.now(timezone.utc)
+    logical_date = window_form.logical_date_for(now, settings.start, settings.end, secrets.randbelow(999_999) + 1)
+    return JSONResponse(window_form.trigger_body(conf, window_form.new_run_id(), logical_date))

@@ -1,9 +1,8 @@
-"""The Hopsworks tab's HTML: the schedule in words, the next windows, the coverage as a timeline (SVG) and a table.
+"""The Hopsworks tab's data: one page of a DAG's coverage (:func:`build_page`) as JSON for the tab's React app
+(:func:`page_json`), and as the plain page Airflow 3.0 users open by URL (:func:`dag_page`).
 
-One page (:func:`build_page`): the verdict over the whole history, :data:`PAGE_FIRES` fires, the older ones summarized.
-Server-rendered, no front-end build; the look (Airflow's colours, light or dark) is :mod:`~hops_timetable.ui.style`'s,
-the timeline :mod:`~hops_timetable.ui.timeline`'s, the run tab :mod:`~hops_timetable.ui.run_tab`'s. Every value from
-a DAG, a run or its ``conf`` is escaped; no Airflow.
+One page: the verdict over the whole history, :data:`PAGE_FIRES` fires, the older ones summarized. Every value from a
+DAG, a run or its ``conf`` is escaped in the page; no Airflow.
 """
 
 from __future__ import annotations
@@ -15,8 +14,10 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from hops_timetable.core.conf_window import END_PARAM, START_PARAM
 from hops_timetable.core.coverage import (
     Coverage,
+    FireCoverage,
     History,
     RunBlock,
     RunRecord,
@@ -28,22 +29,20 @@ from hops_timetable.core.coverage import (
 )
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.schedule_words import sentences
-from hops_timetable.core.simulate import Decision
+from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
-from hops_timetable.ui.style import page as _page
-from hops_timetable.ui.timeline import TIMELINE_ROWS, status_class, timeline
-from hops_timetable.ui.window_form import form_section
+from hops_timetable.ui.plain import page as _page
 
 __all__ = [
     "HISTORY_ROWS",
     "PAGE_FIRES",
     "SPAN_ROWS",
-    "TIMELINE_ROWS",
     "DagPage",
     "build_page",
     "dag_page",
     "page_json",
     "schedule_in_words",
+    "status_class",
 ]
 
 PAGE_FIRES = 200
@@ -52,6 +51,17 @@ HISTORY_ROWS = 40
 """Stretches of the older history listed (the newest); the rest are counted by status in one line."""
 SPAN_ROWS = 50
 """Gaps, drops, duplicates and overlaps listed per page (those among the page's fires, the newest first)."""
+
+
+def status_class(fire: FireCoverage) -> str:
+    """The tone a fire is shown in: ran, running, failed, due, dropped, skipped or missed."""
+    if fire.decision is Decision.CREATED:
+        return {"ran": "ran", "running": "running"}.get(fire.status, "failed")
+    if fire.decision is Decision.DUE:
+        return "due"
+    if fire.decision in CATCH_UP_DROPS:
+        return "dropped"
+    return "skipped" if fire.by_design else "missed"
 
 
 def _t(value: datetime | None) -> str:
@@ -78,9 +88,8 @@ def schedule_in_words(settings: Schedule, paused: bool | None = None) -> list[st
 
 
 def _run_link(dag_id: str, run_id: str) -> str:
-    # To this tab's own page of the run: Airflow's UI sandboxes the tab's iframe without allow-top-navigation, so a
-    # link to Airflow's page of the run could never leave the frame. Relative to this page, <root>/hops/dags/<dag_id>,
-    # so it holds under any path Airflow is served at; the ids are quoted whole, so the depth never changes.
+    # To this plain page of the run, relative to <root>/hops/dags/<dag_id>, so it holds under any path Airflow is
+    # served at; the ids are quoted whole, so the depth never changes.
     href = f"{quote(dag_id, safe='')}/runs/{quote(run_id, safe='')}"
     return f'<a href="{escape(href)}">{escape(run_id)}</a>'
 
@@ -93,7 +102,7 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
         covered = "" if f.decision is Decision.CREATED or not f.covered else " (window covered by another run)"
         rows.append(
             f'<tr data-fire="{escape(_t(f.fire))}" data-status="{escape(f.status)}">{_mono(f.fire)}'
-            f'<td class="status t-{status_class(f)}">{escape(f.status)}{escape(covered)}</td>'
+            f"<td>{escape(f.status)}{escape(covered)}</td>"
             f"{_interval(f.interval_start, f.fire)}"
             + "".join(f'<td class="mono">{escape(env[key])}</td>' for key in env)
             + f'<td class="mono">{runs}</td></tr>'
@@ -103,18 +112,22 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
 
 
 def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | None = None) -> str:
-    """At most :data:`SPAN_ROWS` of *spans* (the newest), and how many there are in all (*total*, else theirs)."""
-    items = list(spans[-SPAN_ROWS:])
+    """At most :data:`SPAN_ROWS` of *spans*, the newest first, and how many there are in all (*total*, else theirs)."""
+    items = list(spans[-SPAN_ROWS:])[::-1]  # the newest first, as the tab lists them
     total = len(spans) if total is None else total
     if not items:
         return ""
     more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
+    # A range dropped by design has no run: no empty column for it.
+    runs = table_id != "dropped"
     rows = "".join(
         f"<tr>{_mono(s.start)}{_mono(s.end)}<td>{escape(', '.join(s.reasons))}</td>"
-        f'<td class="mono">{escape(", ".join(s.run_ids))}</td></tr>'
+        + (f'<td class="mono">{escape(", ".join(s.run_ids))}</td>' if runs else "")
+        + "</tr>"
         for s in items
     )
-    return f"<h2>{escape(title)}</h2>{_table(table_id, ('from', 'to', 'why', 'runs'), rows)}{more}"
+    head = ("from", "to", "why", "runs") if runs else ("from", "to", "why")
+    return f"<h2>{escape(title)}</h2>{_table(table_id, head, rows)}{more}"
 
 
 @dataclass(frozen=True)
@@ -236,7 +249,7 @@ def _older_table(page: DagPage) -> str:
     rows = "".join(
         f'<tr data-status="{escape(next(iter(row.counts)) if len(row.counts) == 1 else "mixed")}">'
         f'{_mono(row.first)}{_mono(row.last)}<td class="num">{sum(row.counts.values()):,}</td>'
-        f'<td class="status t-{row.cls}">{escape(row.words())}</td></tr>'
+        f"<td>{escape(row.words())}</td></tr>"
         for row in _summary(page.older)
     )
     head = ("from fire", "to fire", "windows", "what happened")
@@ -261,17 +274,16 @@ def dag_page(
     )
     head = ("fire", "Airflow data interval", *HOPS_ENV_KEYS)
     upcoming_html = _table("upcoming", head, nxt) if upcoming else "<p>No further fires.</p>"
-    verdict_class = "ok" if hist.ok else "bad"
     title = "Every fire" if page.pages == 1 else "Fires of this page"
     body = (
         f"<h1>Hopsworks schedule of {escape(dag_id)}</h1>"
         f'<ul class="words" id="schedule">{words}</ul>'
         f"<h2>Next windows</h2>{upcoming_html}"
-        f"{form_section(dag_id, cov.runs)}"
+        "<p>Airflow 3.0 shows no plugin tab; from 3.1 on this is the DAG's Hopsworks tab, with a form to run the "
+        f"DAG with a time window. Here, Airflow's Trigger form takes the window ({START_PARAM}, {END_PARAM}).</p>"
         f"<h2>Coverage up to {escape(_t(hist.now))}</h2>"
-        f'<p><span class="verdict {verdict_class}" id="verdict">{escape(hist.verdict())}</span></p>'
+        f'<p id="verdict">{escape(hist.verdict())}</p>'
         f"{_pager(page)}"
-        f"{timeline(cov, hist.stretches, dag_id)}"
         f"{_spans_table('Gaps', 'gaps', cov.gaps)}"
         f"{_spans_table('Windows processed more than once', 'duplicates', _near(page, cov.duplicates))}"
         f"{_spans_table('Overlaps', 'overlaps', _near(page, cov.overlaps))}"
@@ -298,6 +310,8 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
 
     cov = replace(page.coverage, runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :])
     data = cov.as_json()
+    for shown, fire in zip(data["fires"], cov.fires, strict=True):
+        shown["tone"] = status_class(fire)
 
     data.update(
         {

@@ -1,10 +1,11 @@
-"""The run tab's HTML: one run's ``HOPS_*`` values, what the run carried that gave them, and its legacy arguments.
+"""The run tab's facts: one run's ``HOPS_*`` values, what the run carried that gave them, and its legacy arguments.
 
 The source is the one :func:`~hops_timetable.core.conf_window.resolve_run_window` gives the run's tasks (asked
 with the run's own record, as the operators ask it), so the tab names what the run actually carried: the
 scheduler's interval, the scheduled window a backfill replays, a window in ``conf`` (and which keys: the Trigger
 form's fields, or ``conf["hops_window"]``). The legacy arguments are shown only for the modes the DAG's operators
-pass (``legacy_args``), with the tasks that pass them. Pure: no Airflow.
+pass (``legacy_args``), with the tasks that pass them. :func:`run_json` is what the tab's React app reads;
+:func:`run_page` the plain page of Airflow 3.0, which shows no plugin tab. Pure: no Airflow.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape
+from typing import Any
 from urllib.parse import quote
 
 from hops_timetable.core.conf_window import (
@@ -24,9 +26,9 @@ from hops_timetable.core.conf_window import (
 from hops_timetable.core.coverage import RunWindow
 from hops_timetable.core.legacy_args import LegacyArgs, legacy_arguments
 from hops_timetable.core.window import duration_text, format_hops_time
-from hops_timetable.ui.style import page
+from hops_timetable.ui.plain import page
 
-__all__ = ["RunFacts", "form_keys", "run_page"]
+__all__ = ["RunFacts", "form_keys", "run_json", "run_page", "source_words"]
 
 
 def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
@@ -52,17 +54,20 @@ def _t(value: datetime | None) -> str:
 def _conf_words(conf: Mapping[str, object] | None) -> str:
     keys = form_keys(conf)
     if keys:
-        named = " and ".join(f"<code>{escape(k)}</code>" for k in keys)
-        return f"the Trigger form's {named}, read as <code>conf[&quot;{CONF_KEY}&quot;]</code>"
-    return f"<code>conf[&quot;{CONF_KEY}&quot;]</code> of the run"
+        return f'the Trigger form\'s {" and ".join(keys)}, read as conf["{CONF_KEY}"]'
+    return f'conf["{CONF_KEY}"] of the run'
 
 
-def _source_words(facts: RunFacts) -> str:
+def source_words(facts: RunFacts) -> str:
+    """Where the run's tasks get their window from, in one sentence (``none`` when they get none)."""
     run, window, source = facts.item.run, facts.item.window, facts.source
     if source is None:
-        return "none"
+        return (
+            f'none: a {run.run_type} run without a window in its conf (conf["{CONF_KEY}"], or the Trigger form\'s '
+            f"{START_PARAM} and {END_PARAM}) gets no window"
+        )
     head, _, rest = source.partition(";")
-    words = f"<code>{escape(head)}</code>: "
+    words = f"{head}: "
     if head == "conf":
         words += _conf_words(run.conf)
     elif head.startswith("scheduled run replayed"):
@@ -71,66 +76,69 @@ def _source_words(facts: RunFacts) -> str:
             "not the interval it carries"
         )
     else:
-        interval = f"[{escape(_t(run.data_interval_start))}, {escape(_t(run.data_interval_end))})"
-        words += f"the run's data interval {interval}"
+        words += f"the run's data interval [{_t(run.data_interval_start)}, {_t(run.data_interval_end)})"
         if window is not None and window.logical_date > window.start:
             shift = int((window.logical_date - window.start).total_seconds())
-            words += f", moved {escape(duration_text(shift))} earlier (start_time_offset_seconds)"
-    return words + (f"; {escape(rest.strip())}" if rest else "")
+            words += f", the window moved {duration_text(shift)} earlier (start_time_offset_seconds)"
+    return words + (f"; {rest.strip()}" if rest else "")
 
 
-def _legacy_rows(facts: RunFacts, env: Mapping[str, str]) -> list[tuple[str, str]]:
-    rows = []
-    for mode, tasks in sorted(facts.legacy.items()):
-        arguments = " ".join(legacy_arguments(mode, env))
-        listed = ", ".join(escape(t) for t in tasks)
-        rows.append(
-            (
-                "legacy arguments",
-                f'<code class="legacy" data-mode="{escape(mode)}">{escape(arguments)}</code> '
-                f'<span class="note">appended by legacy_args="{escape(mode)}" of {listed}</span>',
-            )
-        )
-    return rows
+def _legacy(facts: RunFacts) -> list[dict[str, Any]]:
+    env = {} if facts.item.window is None else facts.item.window.as_env()
+    return [
+        {"mode": mode, "arguments": " ".join(legacy_arguments(mode, env)), "tasks": list(tasks)}
+        for mode, tasks in sorted(facts.legacy.items())
+        if env
+    ]
+
+
+def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
+    """The run as the tab shows it: its ids, state, Airflow data interval, HOPS_* values, their source in words."""
+    item, run = facts.item, facts.item.run
+    return {
+        "dag_id": dag_id,
+        "run_id": run.run_id,
+        "run_type": run.run_type,
+        "state": run.state,
+        "source": item.source,
+        "source_words": source_words(facts),
+        "error": item.error,
+        "data_interval_start": None if run.data_interval_start is None else _t(run.data_interval_start),
+        "data_interval_end": None if run.data_interval_end is None else _t(run.data_interval_end),
+        "env": {} if item.window is None else item.window.as_env(),
+        "legacy": _legacy(facts),
+    }
 
 
 def run_page(dag_id: str, facts: RunFacts) -> str:
-    """The run tab: the run's HOPS_* values, what they come from, and the legacy arguments its tasks pass."""
-    item = facts.item
-    run = item.run
-    rows = [
-        ("run", f'<span class="mono">{escape(run.run_id)}</span>'),
-        ("type", escape(run.run_type)),
-        ("state", escape(run.state)),
-        (
-            "Airflow data interval",
-            "none"
-            if run.data_interval_start is None
-            else f'<span class="mono">[{escape(_t(run.data_interval_start))}, '
-            f"{escape(_t(run.data_interval_end))})</span>",
-        ),
+    """The plain page of the run (Airflow 3.0): the rows of :func:`run_json`, escaped."""
+    data = run_json(dag_id, facts)
+    interval = "none"
+    if data["data_interval_start"] is not None:
+        interval = f"[{data['data_interval_start']}, {data['data_interval_end']})"
+    rows: list[tuple[str, str, str]] = [
+        ("run", "run", data["run_id"]),
+        ("type", "type", data["run_type"]),
+        ("state", "state", data["state"]),
+        ("Airflow data interval", "data-interval", interval),
+        *((key, key, value) for key, value in data["env"].items()),
     ]
-    if item.window is not None:
-        env = item.window.as_env()
-        rows += [(key, f'<span class="mono" id="{key}">{escape(value)}</span>') for key, value in env.items()]
-        rows.append(("source", f'<span id="source">{_source_words(facts)}</span>'))
-        rows += _legacy_rows(facts, env)
-    elif item.error is not None:
-        rows.append(("HOPS_*", f"none: {escape(item.error)}"))
-        rows.append(("source", f'<span id="source">{_source_words(facts)}</span>'))
-    else:
-        rows.append(
-            (
-                "HOPS_*",
-                f'none: a {escape(run.run_type)} run without a window in its conf (<code>conf["{CONF_KEY}"]</code>, '
-                f"or the Trigger form's <code>{START_PARAM}</code> and <code>{END_PARAM}</code>) gets no window",
-            )
+    if data["error"] is not None:
+        rows.append(("HOPS_*", "no-window", f"none: {data['error']}"))
+    rows.append(("source", "source", data["source_words"]))
+    rows += [
+        (
+            "legacy arguments",
+            f"legacy-{item['mode']}",
+            f"{item['arguments']} (legacy_args={item['mode']!r} of {', '.join(item['tasks'])})",
         )
-    table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
-    # Back to <root>/hops/dags/<dag_id> from <root>/hops/dags/<dag_id>/runs/<run_id>.
-    back = f'<p><a id="back" href="../../{escape(quote(dag_id, safe=""))}">Every window of {escape(dag_id)}</a></p>'
+        for item in data["legacy"]
+    ]
+    table = "".join(f'<tr><th>{escape(name)}</th><td id="{key}">{escape(value)}</td></tr>' for name, key, value in rows)
+    back = escape(quote(dag_id, safe=""))
     body = (
-        f'<h1>Hopsworks window of <span class="mono">{escape(run.run_id)}</span></h1>'
-        f'<div class="scroll"><table id="run">{table}</table></div>{back}'
+        f"<h1>Hopsworks window of {escape(data['run_id'])}</h1><table id='run'>{table}</table>"
+        # Back to <root>/hops/dags/<dag_id> from <root>/hops/dags/<dag_id>/runs/<run_id>.
+        f'<p><a id="back" href="../../{back}">Every window of {escape(dag_id)}</a></p>'
     )
-    return page(f"Hopsworks: {dag_id} {run.run_id}", body)
+    return page(f"Hopsworks: {dag_id} {data['run_id']}", body)

@@ -72,6 +72,7 @@ class RunQuery:
     logical_from: datetime | None = None
     logical_to: datetime | None = None
     states: tuple[str, ...] = ()
+    run_types: tuple[str, ...] = ()
     limit: int | None = None
 
 
@@ -97,6 +98,8 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> It
             q = q.where(table.c.logical_date <= query.logical_to)
         if query.states:
             q = q.where(table.c.state.in_(query.states))
+        if query.run_types:
+            q = q.where(table.c.run_type.in_(query.run_types))
     q = q.order_by(table.c.id).limit(query.limit if query is not None else None).execution_options(yield_per=5_000)
     yield from session.execute(q)
 

@@ -80,7 +80,13 @@ def test_a_user_who_cannot_read_the_dag_gets_403_from_its_tab_and_does_not_see_i
     assert get("outsider", f"/api/v2/dags/{DAG_ID}").status_code == 403
     inside = get("insider", f"/hops/dags/{DAG_ID}")
     assert inside.status_code == 200 and DAG_ID in inside.text
-    for path in (f"/hops/dags/{DAG_ID}", f"/hops/api/dags/{DAG_ID}", f"/hops/dags/{DAG_ID}/runs/any"):
+    for path in (
+        f"/hops/dags/{DAG_ID}",
+        f"/hops/api/dags/{DAG_ID}",
+        f"/hops/dags/{DAG_ID}/runs/any",
+        f"/hops/api/dags/{DAG_ID}/spans/gaps",
+        f"/hops/api/dags/{DAG_ID}/window-runs",
+    ):
         refused = get("outsider", path)
         assert refused.status_code == 403, (path, refused.status_code, refused.text)
         assert DAG_ID not in refused.text and "HOPS_" not in refused.text

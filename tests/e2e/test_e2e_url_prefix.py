@@ -2,9 +2,10 @@
 
 Deployments often serve Airflow at ``https://host/<prefix>/`` with ``[api] base_url`` set to it, behind a reverse
 proxy whose only route is that prefix. Here the proxy is ``prefix_proxy.py``: a request outside the prefix is
-refused and logged. A real browser, talking to the proxy alone, opens a DAG's Hopsworks tab, follows the tab's link
-to a scheduled run, makes a run with the tab's "Run with time window" form, and opens the run's tab; every page must
-show its content, every URL must stay under the prefix, and the proxy must have refused nothing the tab asked for.
+refused and logged. A real browser, talking to the proxy alone, opens a DAG's Hopsworks tab (the plugin's bundle,
+loaded by Airflow's UI), follows the tab's link to a scheduled run's tab and back, and makes a run with the tab's
+"Run with time window" form; every page must show its content, every URL must stay under the prefix, and the proxy
+must have refused nothing the tab asked for.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from hops_timetable.core.window import format_hops_time
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(
-        not _compat.HAS_EXTERNAL_VIEWS, reason="Airflow 3.0's UI shows no plugin tabs (external_views came in 3.1)"
+        not _compat.HAS_REACT_APPS, reason="Airflow 3.0's UI shows no plugin tabs (react_apps came in 3.1)"
     ),
 ]
 
@@ -74,14 +75,9 @@ def test_the_tabs_and_their_run_link_load_through_a_proxy_that_forwards_only_air
     browser.get(f"{public}/dags/{DAG_ID}")
     tab = wait.until(ec.element_to_be_clickable((By.XPATH, "//a[contains(@href, '/plugin/hopsworks')]")))
     tab.click()
-    frame = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
-    # The iframe's src property is the URL the browser resolved, against the UI's <base href>.
-    assert frame.get_property("src") == f"{public}/hops/dags/{DAG_ID}"
-    wait.until(ec.frame_to_be_available_and_switch_to_it(frame))
-    wait.until(ec.presence_of_element_located((By.ID, "fires")))
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#fires tr[data-fire]")))
+    assert browser.current_url == f"{public}/dags/{DAG_ID}/plugin/hopsworks"
     link = wait.until(ec.element_to_be_clickable((By.LINK_TEXT, run.run_id)))
-    run_tab = f"{public}/hops/dags/{DAG_ID}/runs/{quote(run.run_id, safe='')}"
-    assert link.get_property("href") == run_tab
     expected = {
         "HOPS_START_TIME": format_hops_time(run.data_interval_start),
         "HOPS_END_TIME": format_hops_time(run.data_interval_end),
@@ -91,27 +87,21 @@ def test_the_tabs_and_their_run_link_load_through_a_proxy_that_forwards_only_air
     def hops_values() -> dict[str, str]:
         return {key: wait.until(ec.presence_of_element_located((By.ID, key))).text for key in expected}
 
-    # Inside the frame (Airflow sandboxes it without allow-top-navigation): the run's values, and the way back.
+    # The run's link moves Airflow's own URL (its router, under the prefix) to the run's page and its tab, and back.
     link.click()
     assert hops_values() == expected
+    run_tab = f"{public}/dags/{DAG_ID}/runs/{quote(run.run_id, safe='')}/plugin/hopsworks-run"
+    assert unquote(browser.current_url) == unquote(run_tab)
     wait.until(ec.element_to_be_clickable((By.ID, "back"))).click()
-    wait.until(ec.presence_of_element_located((By.ID, "fires")))
-    assert browser.execute_script("return window.location.href") == f"{public}/hops/dags/{DAG_ID}"
-    # The tab's "Run with time window" form: its post stays under the prefix, passes the same-origin check with the
-    # proxy's origin, and the run is made by the api-server's REST API under Airflow's root path.
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#fires tr[data-fire]")))
+    assert browser.current_url == f"{public}/dags/{DAG_ID}/plugin/hopsworks"
+    # The tab's "Run with time window" form: the window checked by the plugin under the prefix, the run made by the
+    # browser's own call to Airflow's REST API under the prefix.
     for name, value in (("start_time", "2026-01-01T09:00:00Z"), ("end_time", "2026-01-01T10:00:00Z")):
         browser.find_element(By.ID, f"hops-{name}").send_keys(value)
     browser.find_element(By.ID, "window-form-submit").click()
     made = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#window-runs tr.new[data-run-id]")))
     assert [r.run_id for r in stack.runs(DAG_ID) if r.run_type == "manual"] == [made.get_attribute("data-run-id")]
-    browser.switch_to.default_content()
-
-    browser.get(f"{public}/dags/{DAG_ID}/runs/{quote(run.run_id, safe='')}/plugin/hopsworks-run")
-    frame = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "iframe[title='Hopsworks']")))
-    assert unquote(frame.get_property("src")) == unquote(run_tab)
-    wait.until(ec.frame_to_be_available_and_switch_to_it(frame))
-    assert hops_values() == expected
-    browser.switch_to.default_content()
     refused = [line for line in stack.component_log("proxy").read_text().splitlines() if line.startswith("refused")]
     # A browser asks any origin for its icon on its own; everything else must have stayed under the prefix.
     assert [line for line in refused if line != "refused GET /favicon.ico"] == []
