@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Union
 
 from hops_timetable.core.json_input import load_json
-from hops_timetable.core.parity.compare import EXIT_PARITY, Report, SideRun, compare
+from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
     Execution,
@@ -35,6 +35,7 @@ from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import as_utc, format_hops_time
 
 __all__ = [
@@ -240,7 +241,7 @@ def assert_same_windows(
     """Fail, listing each differing fire, unless both sides processed the same windows (exit status 0 of
     ``parity``); returns the report."""
     report = compare_windows(hopsworks, airflow, accepted=accepted)
-    if report.exit_status != EXIT_PARITY:
+    if report.exit_status != Verdict.OK:
         raise AssertionError(_message(report))
     return report
 
@@ -262,6 +263,6 @@ def assert_dag_matches_schedule(
     hops_plan = replay(expected.versions, start, end, list(expected.outages))
     air_plan = replay(actual.versions, start, end, list(actual.outages))
     report = compare(start, end, hops_plan, air_plan, list(expected.runs), list(actual.runs))
-    if report.exit_status != EXIT_PARITY:
+    if report.exit_status != Verdict.OK:
         raise AssertionError(_message(report))
     return report
