@@ -388,7 +388,8 @@ def test_derived_values_are_marked_in_text_and_json(capsys: pytest.CaptureFixtur
     assert status == 0 and data["derived"] == ["HOPS_LOGICAL_DATE", "HOPS_START_TIME"]
     assert data["rows"][0]["hopsworks_derived"] == ["HOPS_START_TIME", "HOPS_LOGICAL_DATE"]
     _, out, _ = run(capsys, *args_for("clamped_first_window", "fire"))
-    assert "~2026-03-01T10:17:16.123Z .. 2026-03-01T11:00:00Z" in out and "derived, not observed" in out
+    assert "~2026-03-01T10:17:16.123Z .. 2026-03-01T11:00:00Z" in out
+    assert "derived from the schedule, not observed" in out
     _, data = run_json(capsys, *args_for("clamped_first_window", "logical"))
     assert data["derived"] == ["HOPS_END_TIME"]
 
@@ -455,6 +456,6 @@ def test_the_json_written_row_by_row_is_json_dumps_of_the_whole_document(
 ) -> None:
     status, out, _ = run(capsys, *args_for(scenario, "fire"), "--json")
     data = json.loads(out)
-    assert data["rows"] and out == json.dumps(data, indent=2) + "\n"
+    assert data["rows"] and status == data["exit"] and out == json.dumps(data, indent=2) + "\n"
     _, empty, _ = run(capsys, *args_for(scenario, "fire", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:30Z"))
     assert "no fire in range" in empty

@@ -9,7 +9,7 @@ from typing import Any, Final, TextIO
 
 from hops_timetable.cli.output import render_table
 from hops_timetable.core.parity.compare import Report, Row, SideRun
-from hops_timetable.core.parity.meaning import Reading
+from hops_timetable.core.parity.meaning import Reading, derived_values
 from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HopsWindow, format_hops_time
@@ -191,12 +191,14 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
         lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), table)]
         if len(shown) < len(rows):
             lines.append(f"... {len(rows) - len(shown)} more row(s), agreeing ones first left out (--json for all)")
-    if data["derived"] and outcome.reading is not None:
-        names = " and ".join(data["derived"])
+    if data["derived"] and outcome.reading is not None and outcome.reading.meaning is not None:
+        carried = " or ".join(derived_values(outcome.reading.meaning))
         lines.append(
-            f"{DERIVED_MARK} derived, not observed: {names} of each Hopsworks window come(s) from the schedule, as "
-            f"-start_time read as {outcome.reading.meaning} does not carry them"
+            f"{DERIVED_MARK} derived from the schedule, not observed: -start_time read as {outcome.reading.meaning} "
+            f"carries no {carried}, and a fire without a successful run shows the schedule's window"
         )
+    elif data["derived"]:
+        lines.append(f"{DERIVED_MARK} derived from the schedule, not observed: no successful run shows that window")
     for entry in data["manual"]:
         lines.append(f"manual run in {entry['side']}: {entry['run_id']} {_span(entry['window'])} (listed, not counted)")
     for entry in data["unplaced"]:

@@ -178,6 +178,7 @@ def compare(
 
 
 _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
+_ALL_DERIVED: Final = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
 
 def _runs(by_fire: Mapping[datetime, SideRun | list[SideRun]], fire: datetime) -> list[SideRun]:
@@ -210,7 +211,8 @@ def _classify(
     a_ok = [r for r in air if r.outcome == "succeeded"]
     hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
     aw = a_ok[0].window if a_ok else _expected(planned["airflow"])
-    derived = h_ok[0].derived if h_ok else ()
+    # Without a successful run the window shown is the schedule's: every value of it derived.
+    derived = h_ok[0].derived if h_ok else _ALL_DERIVED if hw is not None else ()
     base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air), derived=derived)
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
