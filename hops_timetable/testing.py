@@ -23,6 +23,7 @@ from hops_timetable.core.json_input import load_json
 from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    MAX_LEDGER_CHARS,
     Execution,
     LedgerRow,
     ScheduleVersion,
@@ -114,7 +115,7 @@ def hopsworks_windows(
     events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
     if isinstance(executions, (str, os.PathLike)) and os.fspath(executions).endswith(".csv"):
         with open(executions, encoding="utf-8") as fh:
-            rows = tuple(load_ledger(fh.read(MAX_EXPORT_CHARS + 1), os.fspath(executions)))
+            rows = tuple(load_ledger(fh.read(MAX_LEDGER_CHARS + 1), os.fspath(executions)))
         side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
     else:
         export = load_executions(_json(executions, "executions"), "executions")

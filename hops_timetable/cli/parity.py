@@ -27,6 +27,7 @@ from hops_timetable.core.offset_model import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    MAX_LEDGER_CHARS,
     ScheduleVersion,
     load_ledger,
     load_schedule_versions,
@@ -212,6 +213,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
                 "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
             )
     else:
+        reader.limit = MAX_LEDGER_CHARS  # a ledger is held whole while read
         ledger = load_ledger("".join(reader.chunks()), args.hopsworks_executions)
     inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": reader.sha256.hexdigest()}
     progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")

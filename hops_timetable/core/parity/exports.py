@@ -36,6 +36,7 @@ from hops_timetable.core.validation import ArgumentError, check_epoch_millis, sh
 __all__ = [
     "MAX_EXECUTIONS",
     "MAX_EXPORT_CHARS",
+    "MAX_LEDGER_CHARS",
     "Execution",
     "ExecutionsExport",
     "LedgerRow",
@@ -46,8 +47,11 @@ __all__ = [
     "read_executions",
 ]
 
-MAX_EXPORT_CHARS: Final = 512 * 1024 * 1024
-"""The largest executions export read: 512 MiB, over a million executions of a few hundred bytes each."""
+MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
+"""The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
+each) with room to spare; it is read piece by piece (:func:`read_executions`), so its size costs no memory."""
+MAX_LEDGER_CHARS: Final = 512 * 1024 * 1024
+"""The largest CSV ledger read: 512 MiB, held in memory while read."""
 MAX_EXECUTIONS: Final = 1_000_000
 """The most executions (or ledger rows) read; Hopsworks keeps 10,000 per job by default."""
 MAX_VERSIONS: Final = 1_000
@@ -289,8 +293,8 @@ _LEDGER_STATES = {"SUCCEEDED": "succeeded", "SUCCESS": "succeeded", "FINISHED": 
 
 def load_ledger(text: str, source: str) -> list[LedgerRow]:
     """The rows of a CSV ledger; see the module docstring. ``STATE`` may be SUCCEEDED, FINISHED, FAILED or RUNNING."""
-    if len(text) > MAX_EXPORT_CHARS:
-        raise ArgumentError(source, None, f"{source} is larger than {MAX_EXPORT_CHARS:,} characters")
+    if len(text) > MAX_LEDGER_CHARS:
+        raise ArgumentError(source, None, f"{source} is larger than {MAX_LEDGER_CHARS:,} characters")
     reader = csv.reader(io.StringIO(text))
     header = [h.strip().upper() for h in next(reader, [])]
     missing = [k for k in ("HOPS_START_TIME", "HOPS_END_TIME") if k not in header]

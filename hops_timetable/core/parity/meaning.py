@@ -180,10 +180,11 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
 
 
 def _skew(
-    executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta, given: str | None
+    executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta
 ) -> tuple[timedelta, str | None, str | None]:
-    """The server clock's skew and the meaning of the best hypothesis (of *given* alone, when stated), and the
-    meaning read without a skew that the data cannot tell from it, if any; see the module docstring."""
+    """The server clock's skew and the meaning of the best hypothesis, and the meaning read without a skew that
+    the data cannot tell from it, if any; see the module docstring. A stated meaning does not choose the skew (any
+    meaning fits some skew); it only settles the case the data cannot tell."""
     policies = [v.settings.policy() for v in versions]
     first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
@@ -192,7 +193,7 @@ def _skew(
         if execution.start_time is None:
             continue
         cron = policies[version_index(versions, execution.submitted)].cron
-        for meaning in MEANINGS if given is None else (given,):
+        for meaning in MEANINGS:
             fire = _named(meaning, cron, execution.start_time)
             if fire is not None:
                 delays[meaning].extend(((execution.submitted - fire).total_seconds(), fire.timestamp()))
@@ -273,16 +274,17 @@ def detect_meaning(
 ) -> Reading:
     """Find the clock skew, count the votes of the on-time executions and decide; see the module docstring.
     *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
-    skew, best, rival = _skew(executions, versions, grace, given)
+    skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    votes, on_time = _votes(executions, versions, policies, skew, grace)
-    shown, shown_on_time = votes, on_time
-    if given is not None:
-        # Checked against the reading of the data alone: a stated meaning fits any data given the skew it needs.
-        free, _, _ = _skew(executions, versions, grace, None)
-        if free != skew:
-            shown, shown_on_time = _votes(executions, versions, policies, free, grace)
+    shown, shown_on_time = _votes(executions, versions, policies, skew, grace)
+    on_time = shown_on_time
+    if given is not None and rival is not None and given == rival:
+        # The user settles what the data cannot: the clock was right, and this the meaning.
+        skew = timedelta(0)
+        _, on_time = _votes(executions, versions, policies, skew, grace)
     leader = _leader(shown, len(shown_on_time))
+    if rival is not None and given in (best, rival):
+        leader = given  # either reading fits the data: the stated one contradicts nothing
     undecided = sum(1 for _, _, fits in shown_on_time if fits is None)
     meaning = given if given is not None else leader
     ambiguous = None
