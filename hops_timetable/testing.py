@@ -220,7 +220,7 @@ def compare_windows(
 
 def _message(report: Report) -> str:
     """The verdict and each differing fire, with the detail ``hops-timetable parity`` prints for it."""
-    from hops_timetable.cli.parity import _detail, _row
+    from hops_timetable.cli.parity_report import _detail, _row
 
     lines = [report.verdict()]
     for row in report.rows:
