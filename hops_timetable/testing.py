@@ -20,9 +20,10 @@ from datetime import datetime
 from typing import Union
 
 from hops_timetable.core.json_input import load_json
-from hops_timetable.core.parity.compare import EXIT_PARITY, Report, SideRun, compare
+from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    MAX_LEDGER_CHARS,
     Execution,
     LedgerRow,
     ScheduleVersion,
@@ -35,6 +36,7 @@ from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import as_utc, format_hops_time
 
 __all__ = [
@@ -113,7 +115,7 @@ def hopsworks_windows(
     events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
     if isinstance(executions, (str, os.PathLike)) and os.fspath(executions).endswith(".csv"):
         with open(executions, encoding="utf-8") as fh:
-            rows = tuple(load_ledger(fh.read(MAX_EXPORT_CHARS + 1), os.fspath(executions)))
+            rows = tuple(load_ledger(fh.read(MAX_LEDGER_CHARS + 1), os.fspath(executions)))
         side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
     else:
         export = load_executions(_json(executions, "executions"), "executions")
@@ -218,7 +220,7 @@ def compare_windows(
 
 def _message(report: Report) -> str:
     """The verdict and each differing fire, with the detail ``hops-timetable parity`` prints for it."""
-    from hops_timetable.cli.parity import _detail, _row
+    from hops_timetable.cli.parity_report import _detail, _row
 
     lines = [report.verdict()]
     for row in report.rows:
@@ -240,7 +242,7 @@ def assert_same_windows(
     """Fail, listing each differing fire, unless both sides processed the same windows (exit status 0 of
     ``parity``); returns the report."""
     report = compare_windows(hopsworks, airflow, accepted=accepted)
-    if report.exit_status != EXIT_PARITY:
+    if report.exit_status != Verdict.OK:
         raise AssertionError(_message(report))
     return report
 
@@ -262,6 +264,6 @@ def assert_dag_matches_schedule(
     hops_plan = replay(expected.versions, start, end, list(expected.outages))
     air_plan = replay(actual.versions, start, end, list(actual.outages))
     report = compare(start, end, hops_plan, air_plan, list(expected.runs), list(actual.runs))
-    if report.exit_status != EXIT_PARITY:
+    if report.exit_status != Verdict.OK:
         raise AssertionError(_message(report))
     return report

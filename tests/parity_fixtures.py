@@ -62,6 +62,7 @@ class Launch:
     final: str = "SUCCEEDED"
     rerun_count: int | None = None
     manual: bool = False
+    shift: timedelta = timedelta(0)  # added to the argument: a late or by-hand run with another -start_time
 
 
 @dataclass
@@ -72,6 +73,8 @@ class Scenario:
     page_size: int | None = None  # split the listing into pages, newest first, as sort_by=submissiontime:desc
     notes: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    skew: timedelta = timedelta(0)  # the server's clock: submissionTime written as local time with a literal Z
+    drop_page: int | None = None  # an export that lost this page (the count still says how many match)
 
 
 def schedule(cron: str = "0 0 * ? * * *", **overrides: object) -> dict[str, object]:
@@ -179,18 +182,34 @@ def scenarios() -> list[Scenario]:
         ),
         Scenario("schedule_edit", schedule(), edit, extra={"edit": {"effectiveFrom": millis(at(15, 30))}}),
         Scenario("in_flight", schedule(), [hourly(11), hourly(12), hourly(13, state="RUNNING", final="UNDEFINED")]),
+        # A server on UTC+05:30 writing local time with a literal Z: every submissionTime 5.5 hours late.
+        Scenario("clock_skew", schedule(), [hourly(h) for h in range(11, 18)], skew=timedelta(hours=5, minutes=30)),
+        # 14:00's execution carries the argument of 15:00: an outlier of the vote, its fires compared as it says.
+        Scenario(
+            "one_outlier",
+            schedule(),
+            [*(hourly(h) for h in range(11, 14)), shifted(14), *(hourly(h) for h in (15, 16, 17))],
+        ),
+        # Listed newest first three to a page; the page of 12:00 to 14:00 is lost.
+        Scenario("missing_page", schedule(), [hourly(h) for h in range(11, 18)], page_size=3, drop_page=1),
     ]
 
 
+def shifted(hour: int) -> Launch:
+    launch = hourly(hour)
+    launch.shift = HOUR
+    return launch
+
+
 def argument(launch: Launch, meaning: str) -> datetime:
-    return {"next": launch.following, "fire": launch.fire, "logical": launch.previous}[meaning]
+    return {"next": launch.following, "fire": launch.fire, "logical": launch.previous}[meaning] + launch.shift
 
 
-def execution(ident: int, launch: Launch, meaning: str) -> dict[str, object]:
+def execution(ident: int, launch: Launch, meaning: str, skew: timedelta = timedelta(0)) -> dict[str, object]:
     args = "--table features" if launch.manual else f"--table features -start_time {instant(argument(launch, meaning))}"
     item: dict[str, object] = {
         "id": ident,
-        "submissionTime": submission(launch.submitted),
+        "submissionTime": submission(launch.submitted + skew),
         "state": launch.state,
         "finalStatus": launch.final,
         "stdoutPath": f"/Projects/demo/Logs/Python/daily_features/{ident}/stdout.log",
@@ -211,13 +230,15 @@ def execution(ident: int, launch: Launch, meaning: str) -> dict[str, object]:
 
 
 def listing(scenario: Scenario, meaning: str) -> object:
-    items = [execution(1000 + i, launch, meaning) for i, launch in enumerate(scenario.launches)]
+    items = [execution(1000 + i, launch, meaning, scenario.skew) for i, launch in enumerate(scenario.launches)]
     items.sort(key=lambda e: str(e["submissionTime"]), reverse=True)
     href = "https://hopsworks.example.com/hopsworks-api/api/project/119/jobs/daily_features/executions"
     if scenario.page_size is None:
         return {"href": href, "items": items, "count": len(items)} if items else {"href": href, "count": 0}
     pages = [items[i : i + scenario.page_size] for i in range(0, len(items), scenario.page_size)]
-    return [{"href": href, "items": page, "count": len(items)} for page in pages]
+    return [
+        {"href": href, "items": page, "count": len(items)} for n, page in enumerate(pages) if n != scenario.drop_page
+    ]
 
 
 def schedule_document(scenario: Scenario) -> object:

@@ -311,3 +311,151 @@ def test_the_docs_show_real_output(page: str, command: str, expected: str) -> No
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
     done = subprocess.run(["bash", "-c", command], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert (done.stdout + done.stderr).rstrip("\n") == expected, page
+
+
+def _ledger_argv(tmp_path: Path, rows: list[str], scenario: str = "max_catchup_drops") -> list[str]:
+    ledger = tmp_path / "ledger.csv"
+    ledger.write_text("\n".join(rows) + "\n")
+    argv = args_for(scenario)
+    argv[argv.index("--hopsworks-executions") + 1] = str(ledger)
+    return argv
+
+
+def _hour_rows(hours: list[int], header: str = "HOPS_START_TIME,HOPS_END_TIME", late: int | None = None) -> list[str]:
+    """Ledger rows of the hourly job started at 10:17:16.123 (the first window clamped); with SUBMITTED, each run
+    starts 21 s after its fire, those after *late* at 16:20 (a catch-up)."""
+    out = [header]
+    for h in hours:
+        start = "2026-03-01T10:17:16.123Z" if h == 11 else f"2026-03-01T{h - 1:02d}:00:00Z"
+        row = f"{start},2026-03-01T{h:02d}:00:00Z"
+        if "SUBMITTED" in header:
+            row += ",2026-03-01T16:20:05Z" if late is not None and late <= h < 17 else f",2026-03-01T{h:02d}:00:21Z"
+        out.append(row)
+    return out
+
+
+def test_a_ledger_gap_is_explained_by_an_outage_inferred_from_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """catchup with maxCatchupRuns=2, Hopsworks down 13:30-16:20: 14:00 dropped, 15:00 and 16:00 caught up."""
+    status, data = run_json(capsys, *_ledger_argv(tmp_path, _hour_rows([11, 12, 13, 15, 16, 17])))
+    assert status == 0, data["verdict"]
+    assert [o["source"] for o in data["outages"]] == ["inferred from a gap in the ledger"]
+    row = next(r for r in data["rows"] if r["fire"] == "2026-03-01T14:00:00Z")
+    assert (row["status"], row["explained_by"]) == ("match", "max_catchup_runs")
+
+
+def test_a_ledger_without_gaps_or_launch_times_is_inconclusive_until_outages_are_declared(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A catch-up that kept 3 runs where maxCatchupRuns=2 leaves no gap: nothing shows the outage."""
+    argv = _ledger_argv(tmp_path, _hour_rows(list(range(11, 18))))
+    status, out, _ = run(capsys, *argv)
+    assert status == 4 and "--hopsworks-outage FROM..TO" in out
+    status, data = run_json(capsys, *argv, "--hopsworks-outage", "2026-03-01T13:30..2026-03-01T16:20")
+    assert status == 3
+    row = next(r for r in data["rows"] if r["fire"] == "2026-03-01T14:00:00Z")
+    assert (row["status"], row["explained_by"]) == ("missing_in_airflow", "max_catchup_runs")
+    status, data = run_json(capsys, *argv, "--hopsworks-outage", "none")
+    assert status == 0 and data["outages"] == []
+
+
+def test_a_ledger_with_launch_times_shows_its_outage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rows = _hour_rows(list(range(11, 18)), "HOPS_START_TIME,HOPS_END_TIME,SUBMITTED", late=14)
+    status, data = run_json(capsys, *_ledger_argv(tmp_path, rows))
+    assert status == 3
+    assert [o["source"] for o in data["outages"]] == ["inferred from a late launch"]
+    row = next(r for r in data["rows"] if r["fire"] == "2026-03-01T14:00:00Z")
+    assert (row["status"], row["explained_by"]) == ("missing_in_airflow", "max_catchup_runs")
+
+
+def test_an_unbounded_catch_up_leaves_a_ledger_gap_missing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, data = run_json(capsys, *_ledger_argv(tmp_path, _hour_rows([11, 12, 13, 15, 16, 17]), "catchup_burst"))
+    assert status == 3 and data["outages"] == []
+    row = next(r for r in data["rows"] if r["fire"] == "2026-03-01T14:00:00Z")
+    assert (row["status"], row["explained_by"]) == ("missing_in_hopsworks", None)
+
+
+def test_a_stated_meaning_the_data_contradicts_is_said_in_the_text(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, *args_for("clamped_first_window", "fire", "--start-time-meaning", "next"))
+    assert status == 3
+    assert "warning: --start-time-meaning next is contradicted by the data: 7 of 7 on-time execution(s) fit fire" in out
+    assert out.splitlines()[-1].endswith("(--start-time-meaning next is contradicted by the data, which reads fire)")
+
+
+def test_derived_values_are_marked_in_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, data = run_json(capsys, *args_for("clamped_first_window", "fire"))
+    assert status == 0 and data["derived"] == ["HOPS_LOGICAL_DATE", "HOPS_START_TIME"]
+    assert data["rows"][0]["hopsworks_derived"] == ["HOPS_START_TIME", "HOPS_LOGICAL_DATE"]
+    _, out, _ = run(capsys, *args_for("clamped_first_window", "fire"))
+    assert "~2026-03-01T10:17:16.123Z .. 2026-03-01T11:00:00Z" in out
+    assert "derived from the schedule, not observed" in out
+    _, data = run_json(capsys, *args_for("clamped_first_window", "logical"))
+    assert data["derived"] == ["HOPS_END_TIME"]
+
+
+def test_a_missing_page_is_inconclusive_not_missing_windows(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, *args_for("missing_page", "fire"))
+    assert status == 4 and "holds 4 of the 7 executions" in out.splitlines()[-1]
+
+
+def test_the_fire_limit_is_checked_first_and_exactly_the_cap_is_accepted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from hops_timetable.core.parity import load_schedule_versions
+    from hops_timetable.core.parity.replay import MAX_FIRES, check_fires
+    from hops_timetable.core.time_text import parse_time
+
+    minutely = {"cronExpression": "0 * * ? * * *", "startDateTime": 1735689600000 - 86_400_000 * 800}
+    versions = load_schedule_versions(minutely, "s")
+    start = parse_time("from", "2025-01-01T00:00:00Z")
+    end = parse_time("to", "2026-11-26T10:40:00Z")  # 1,000,000 minutes later
+    assert check_fires(versions, start, end) == MAX_FIRES
+    schedule = tmp_path / "schedule.json"
+    schedule.write_text(json.dumps(minutely))
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-schedule") + 1] = str(schedule)
+    argv[argv.index("--hopsworks-executions") + 1] = str(tmp_path / "never-read.json")
+    argv[argv.index("--from") + 1], argv[argv.index("--to") + 1] = "2025-01-01T00:00Z", "2026-11-26T10:40:01Z"
+    status, _, err = run(capsys, *argv)
+    # Refused on the fires alone: the executions file (which does not exist) is never opened.
+    assert status == 2 and "more than 1,000,000 fires" in err
+
+
+def test_progress_goes_to_stderr_only_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, *args_for("clamped_first_window", "fire", "--progress", "--json"))
+    assert status == 0 and json.loads(out)["exit"] == 0
+    assert "parity: reading" in err and "parity: done" in err
+    _, _, err = run(capsys, *args_for("clamped_first_window", "fire"))
+    assert err == ""
+
+
+def test_an_hour_of_skew_on_an_hourly_cron_is_said_not_misread(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Submission times one hour late fit the fire meaning with the clock one hour ahead, or the logical meaning
+    with the schedule's first fire never run: both readings are said, and which to state."""
+    listing = json.loads((DATA / "clamped_first_window" / "executions-fire.json").read_text())
+    for item in listing["items"]:
+        hour = int(item["submissionTime"][11:13])
+        item["submissionTime"] = item["submissionTime"][:11] + f"{hour + 1:02d}" + item["submissionTime"][13:]
+    path = tmp_path / "skewed.json"
+    path.write_text(json.dumps(listing))
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-executions") + 1] = str(path)
+    status, out, _ = run(capsys, *argv)
+    assert status == 4
+    assert "fire with the server clock 3600 s ahead of UTC, or read as logical with the clock right" in out
+    status, data = run_json(capsys, *argv, "--start-time-meaning", "fire")
+    assert status == 0 and data["start_time"]["clock_skew_seconds"] == 3600
+
+
+@pytest.mark.parametrize("scenario", ["reruns", "missing_page"])
+def test_the_json_written_row_by_row_is_json_dumps_of_the_whole_document(
+    capsys: pytest.CaptureFixture[str], scenario: str
+) -> None:
+    status, out, _ = run(capsys, *args_for(scenario, "fire"), "--json")
+    data = json.loads(out)
+    assert data["rows"] and status == data["exit"] and out == json.dumps(data, indent=2) + "\n"
+    _, empty, _ = run(capsys, *args_for(scenario, "fire", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:30Z"))
+    assert "no fire in range" in empty

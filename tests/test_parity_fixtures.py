@@ -43,6 +43,9 @@ def test_every_edge_case_of_the_issue_has_a_scenario() -> None:
         "manual_with_window",
         "schedule_edit",
         "in_flight",
+        "clock_skew",
+        "one_outlier",
+        "missing_page",
     }
 
 
@@ -66,8 +69,13 @@ def test_each_scenario_in_each_meaning_gives_the_expected_rows(scenario: str, me
     expected = json.loads((ROOT / scenario / "expected.json").read_text())
     versions = load_schedule_versions(json.loads((ROOT / scenario / "schedule.json").read_text()), "schedule")
     export = load_executions(json.loads((ROOT / scenario / f"executions-{meaning}.json").read_text()), "executions")
-    outcome = parity(versions, _time(expected["from"]), _time(expected["to"]), executions=export.executions)
+    note = "a page is missing" if export.incomplete else None
+    outcome = parity(
+        versions, _time(expected["from"]), _time(expected["to"]), executions=export.executions, incomplete_note=note
+    )
     assert outcome.reading is not None and outcome.reading.meaning == meaning
+    assert outcome.reading.skew.total_seconds() == expected.get("clock_skew_seconds", 0)
+    assert [o.execution for o in outcome.reading.outliers] == expected.get("outliers", [])
     report = outcome.report
     assert report is not None
     got = {row.fire.strftime("%Y-%m-%dT%H:%M:%SZ"): row for row in report.rows}

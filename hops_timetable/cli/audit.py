@@ -41,6 +41,7 @@ from hops_timetable.cli.output import emit
 from hops_timetable.core.coverage import Blocks, history
 from hops_timetable.core.repair import plan_repair, repair_view, to_repair
 from hops_timetable.core.validation import short_repr
+from hops_timetable.core.verdict import Verdict
 
 # AuditError, Client, Settings and the variables' names are the client's; named here too for the parity command.
 __all__ = [
@@ -54,7 +55,6 @@ __all__ = [
     "cmd_audit",
 ]
 
-GAPS_FOUND = 3
 DEFAULT_MAX_RUNS = 100
 """The most runs ``--repair`` creates without ``--max-runs``."""
 
@@ -126,7 +126,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return lines
 
     emit(args, payload, text)
-    return GAPS_FOUND if failing else 0
+    return int(Verdict.DIFFERENCES if failing else Verdict.OK)
 
 
 def _client(args: argparse.Namespace) -> Client:

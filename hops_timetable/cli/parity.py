@@ -10,33 +10,36 @@ Airflow cannot be read. The JSON format is documented in docs/cli.md (``format``
 from __future__ import annotations
 
 import argparse
+import codecs
 import hashlib
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import parse_time
-from hops_timetable.cli.output import emit, render_table
+from hops_timetable.cli.parity_report import FORMAT, payload, text_lines, write_json
+from hops_timetable.cli.progress import Progress
 from hops_timetable.core.json_input import load_json
 from hops_timetable.core.offset_model import OFFSET_MODELS
-from hops_timetable.core.parity.compare import EXIT_INCONCLUSIVE, Report, Row, SideRun
+from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    MAX_LEDGER_CHARS,
     ScheduleVersion,
-    load_executions,
     load_ledger,
     load_schedule_versions,
+    read_executions,
 )
-from hops_timetable.core.parity.meaning import MEANINGS, Reading
-from hops_timetable.core.parity.sides import Outcome, parity
+from hops_timetable.core.parity.meaning import MEANINGS
+from hops_timetable.core.parity.replay import check_fires
+from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
-from hops_timetable.core.window import HopsWindow, format_hops_time
 
 __all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input"]
 
-FORMAT: Final = "hops-timetable-parity/1"
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024
 MAX_GRACE_SECONDS: Final = 86_400
@@ -58,22 +61,58 @@ def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
     return text, hashlib.sha256(data).hexdigest()
 
 
-def _t(value: datetime | None) -> str | None:
-    """A time as ``...Z``, keeping milliseconds when there are some (a clamped first window starts at one)."""
-    if value is None:
-        return None
-    text = format_hops_time(value)
-    return text if not value.microsecond else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
+class _Reader:
+    """A file read in chunks as UTF-8 text, at most *limit* bytes, hashed as it is read (the whole export is never
+    held at once)."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, flag: str, path: str, limit: int) -> None:
+        self.flag, self.path, self.limit = flag, path, limit
+        self.sha256 = hashlib.sha256()
+        self.size = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            self.file = open(path, "rb")  # noqa: SIM115 -- closed by chunks(), which reads it to the end
+        except OSError as exc:
+            raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
+        self.ended = False
+        self.head = self._read()
+
+    def _read(self) -> str:
+        data = self.file.read(self.CHUNK)
+        self.ended = not data
+        self.size += len(data)
+        if self.size > self.limit:
+            self.file.close()
+            raise BadInput(f"{self.flag} {self.path!r} is larger than {self.limit:,} bytes; export a shorter range")
+        self.sha256.update(data)
+        try:
+            return self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            self.file.close()
+            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason}") from None
+
+    def first(self) -> str:
+        """The first character that is not whitespace ('' for an empty file)."""
+        return self.head.lstrip()[:1]
+
+    def chunks(self) -> Iterator[str]:
+        with self.file:
+            text = self.head
+            while True:
+                if text:
+                    yield text
+                if self.ended:
+                    return
+                text = self._read()
 
 
-def _window(window: HopsWindow | None) -> dict[str, str | None] | None:
-    if window is None:
-        return None
-    return {
-        "HOPS_START_TIME": _t(window.start),
-        "HOPS_END_TIME": _t(window.end),
-        "HOPS_LOGICAL_DATE": _t(window.logical_date),
-    }
+def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
+    """The declared outages, and whether the user declared anything (``none``: Hopsworks was up throughout)."""
+    if any(t.strip().lower() == "none" for t in texts) and len(texts) > 1:
+        raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
+    return [_outage(t) for t in texts if t.strip().lower() != "none"], bool(texts)
 
 
 def _outage(text: str) -> Event:
@@ -81,7 +120,7 @@ def _outage(text: str) -> Event:
     if not sep:
         raise BadInput(
             f"--hopsworks-outage {text!r} is not a time range: expected FROM..TO, "
-            "e.g. 2026-03-01T13:30..2026-03-01T16:20"
+            "e.g. 2026-03-01T13:30..2026-03-01T16:20, or none"
         )
     try:
         return Event("outage", parse_time("--hopsworks-outage", left), parse_time("--hopsworks-outage", right))
@@ -150,27 +189,34 @@ def cmd_parity(args: argparse.Namespace) -> int:
         raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
     if not 0 <= args.grace <= MAX_GRACE_SECONDS:
         raise BadInput(f"--grace {args.grace} is invalid: give seconds from 0 to {MAX_GRACE_SECONDS:,}")
+    outages, outages_known = _outages(args.hopsworks_outage)
+    progress = Progress.for_args(args)
     inputs: dict[str, Any] = {}
     text, digest = read_input("--hopsworks-schedule", args.hopsworks_schedule, MAX_SCHEDULE_CHARS)
     inputs["hopsworks_schedule"] = {"path": args.hopsworks_schedule, "sha256": digest}
     versions = load_schedule_versions(
         load_json(text, args.hopsworks_schedule), args.hopsworks_schedule, args.offset_model
     )
-    text, digest = read_input("--hopsworks-executions", args.hopsworks_executions, MAX_EXPORT_CHARS)
-    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": digest}
+    check_fires(versions, start, end)  # the limits before the work: the executions may be a million
+    progress.step(f"reading {args.hopsworks_executions}")
+    reader = _Reader("--hopsworks-executions", args.hopsworks_executions, MAX_EXPORT_CHARS)
     executions = ledger = None
     incomplete = None
-    if text.lstrip()[:1] in ("{", "["):
-        export = load_executions(
-            load_json(text, args.hopsworks_executions, MAX_EXPORT_CHARS), args.hopsworks_executions
+    if reader.first() in ("{", "["):
+        export = read_executions(
+            reader.chunks(), args.hopsworks_executions, progress.count("executions") if progress.enabled else None
         )
         executions = export.executions
         if export.incomplete:
             incomplete = (
-                f"the export holds {len(executions):,} of the {export.declared_count:,} executions its pages count"
+                f"the export holds {len(executions):,} of the {export.declared_count:,} executions its pages count "
+                "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
             )
     else:
-        ledger = load_ledger(text, args.hopsworks_executions)
+        reader.limit = MAX_LEDGER_CHARS  # a ledger is held whole while read
+        ledger = load_ledger("".join(reader.chunks()), args.hopsworks_executions)
+    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": reader.sha256.hexdigest()}
+    progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")
     accepted: dict[tuple[datetime, str], str] = {}
     if args.accept:
         accepted, digest = _accepted(args.accept)
@@ -199,109 +245,20 @@ def cmd_parity(args: argparse.Namespace) -> int:
         ledger=ledger,
         airflow_versions=airflow_versions,
         airflow_runs=airflow_runs,
-        outages=[_outage(t) for t in args.hopsworks_outage],
+        outages=outages,
+        outages_known=outages_known,
         meaning=args.start_time_meaning,
         grace=timedelta(seconds=args.grace),
         accepted=accepted,
         incomplete_note=incomplete,
     )
-    payload = _payload(outcome, inputs, start, end)
-    emit(args, payload, lambda: _text(outcome, payload, args.limit))
-    return int(payload["exit"])
-
-
-def _payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: datetime) -> dict[str, Any]:
-    report, reading = outcome.report, outcome.reading
-    status = EXIT_INCONCLUSIVE if report is None else report.exit_status
-    names = {0: "parity", 3: "differences", 4: "inconclusive"}
-    outages = [{"from": _t(e.start), "to": _t(e.end), "source": "declared"} for e in outcome.outages]
-    outages += [
-        {"from": _t(e.start), "to": _t(e.end), "source": "inferred from a late launch"} for e in outcome.inferred
-    ]
-    return {
-        "format": FORMAT,
-        "inputs": inputs,
-        "range": {"from": _t(start), "to": _t(end)},
-        "start_time": None if reading is None else reading.as_json(),
-        "outages": outages,
-        "status": names[status],
-        "exit": status,
-        "verdict": _verdict(report, reading),
-        "summary": {} if report is None else report.summary,
-        "rows": [] if report is None else [_row(r) for r in report.rows],
-        "manual": [] if report is None else [_side_run(side, run) for side, run in report.manual],
-        "unplaced": [] if report is None else [_side_run(side, run) for side, run in report.unplaced],
-        "notes": [] if report is None else list(report.notes),
-        "unused_acceptances": []
-        if report is None
-        else [{"fire": f, "status": s} for f, s in report.unused_acceptances],
-    }
-
-
-def _verdict(report: Report | None, reading: Reading | None) -> str:
-    if report is None:
-        return f"inconclusive: {reading.explain() if reading else 'no reading'}"
-    return report.verdict()
-
-
-def _row(row: Row) -> dict[str, Any]:
-    return {
-        "fire": _t(row.fire),
-        "status": row.status,
-        "hopsworks": _window(row.hopsworks),
-        "airflow": _window(row.airflow),
-        "hopsworks_runs": list(row.hopsworks_runs),
-        "airflow_runs": list(row.airflow_runs),
-        "how": row.how,
-        "hint": row.hint,
-        "explained_by": row.explained_by,
-        "why": row.why,
-        "accepted": row.accepted,
-    }
-
-
-def _side_run(side: str, run: SideRun) -> dict[str, Any]:
-    return {"side": side, "run_id": run.run_id, "window": _window(run.window), "why": run.why}
-
-
-def _span(window: dict[str, str | None] | None) -> str:
-    return "-" if window is None else f"{window['HOPS_START_TIME']} .. {window['HOPS_END_TIME']}"
-
-
-def _detail(row: dict[str, Any]) -> str:
-    parts = [
-        row["how"],
-        row["hint"] and f"hint: {row['hint']}",
-        row["explained_by"] and f"explained by {row['explained_by']}",
-        row["why"],
-        row["accepted"] and f"accepted: {row['accepted']}",
-    ]
-    return "; ".join(p for p in parts if p)
-
-
-def _text(outcome: Outcome, payload: dict[str, Any], limit: int) -> list[str]:
-    lines = []
-    if outcome.reading is not None:
-        lines.append(outcome.reading.explain())
-    lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in payload["outages"]]
-    rows: Sequence[dict[str, Any]] = payload["rows"]
-    shown = rows if len(rows) <= limit else [r for r in rows if r["status"] not in ("match", "match_retried")][:limit]
-    if rows:
-        table = [(r["fire"], r["status"], _span(r["hopsworks"]), _span(r["airflow"]), _detail(r)) for r in shown]
-        lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), table)]
-        if len(shown) < len(rows):
-            lines.append(f"... {len(rows) - len(shown)} more row(s), agreeing ones first left out (--json for all)")
-    for entry in payload["manual"]:
-        lines.append(f"manual run in {entry['side']}: {entry['run_id']} {_span(entry['window'])} (listed, not counted)")
-    for entry in payload["unplaced"]:
-        lines.append(f"not placed on a fire, {entry['side']}: {entry['run_id']}: {entry['why']}")
-    for entry in payload["unused_acceptances"]:
-        lines.append(f"accepted difference not seen: {entry['status']} at {entry['fire']}")
-    if outcome.report is None:
-        return [*lines, "", payload["verdict"]]
-    summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items() if v)
-    lines += ["", f"summary: {summary or 'no fire in range'}", payload["verdict"]]
-    return lines
+    progress.done()
+    data = payload(outcome, inputs, start, end)
+    if args.json:
+        write_json(data, outcome.report, sys.stdout)
+    else:
+        print("\n".join(text_lines(outcome, data, args.limit)))
+    return int(data["exit"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -330,7 +287,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", required=True, metavar="T", help="... and before this time (exclusive)")
     p.add_argument("--accept", metavar="FILE", help="known, signed-off differences (JSON)")
     p.add_argument(
-        "--hopsworks-outage", action="append", default=[], metavar="A..B", help="Hopsworks down (repeatable)"
+        "--hopsworks-outage",
+        action="append",
+        default=[],
+        metavar="A..B",
+        help="Hopsworks down from A to B (repeatable); 'none': it was up throughout",
     )
     p.add_argument("--start-time-meaning", choices=MEANINGS, help="what -start_time means, when the data cannot tell")
     p.add_argument("--offset-model", choices=OFFSET_MODELS, help="how to read a negative startTimeOffsetSeconds")
@@ -342,6 +303,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--limit", type=int, default=200, help="with more rows, the text lists only the differing ones (default 200)"
+    )
+    p.add_argument(
+        "--progress", action="store_true", help="show progress on stderr (the default when stderr is a terminal)"
     )
     p.add_argument("--token", help="with --airflow-api: API token (default $AIRFLOW_API_TOKEN)")
     p.add_argument("--username", help="with --airflow-api: log in at /auth/token")

@@ -19,13 +19,14 @@ Manual runs without a window are listed, never counted. Linear in the number of 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Final
 
 from hops_timetable.core.parity.replay import Plan, Planned
+from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HopsWindow
 
 __all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
@@ -46,7 +47,6 @@ CLASSES: Final = (
 )
 AGREE: Final = frozenset({"match", "match_retried"})
 INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
-EXIT_PARITY, EXIT_DIFFERENCES, EXIT_INCONCLUSIVE = 0, 3, 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,7 @@ class SideRun:
     outcome: str
     attempts: int = 1
     why: str = ""
+    derived: tuple[str, ...] = ()  # the HOPS_* values of the window taken from the schedule, not from the export
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class Row:
     explained_by: str | None = None
     why: str | None = None
     accepted: str | None = None
+    derived: tuple[str, ...] = ()  # the Hopsworks window's values derived from the schedule, not observed
 
     @property
     def counts_as_difference(self) -> bool:
@@ -84,7 +86,11 @@ class Row:
 
 @dataclass
 class Report:
-    """The rows, the manual runs of each side, the runs no fire could be found for, and notes on the inputs."""
+    """The rows, the manual runs of each side, the runs no fire could be found for, and notes on the inputs.
+
+    ``notes`` keep an agreement from being a verdict (exit 4) but leave differences differences; ``incomplete``
+    says the export lacks data any row may depend on (a missing page): nothing is decided, not even a difference.
+    """
 
     start: datetime
     end: datetime
@@ -93,6 +99,7 @@ class Report:
     unplaced: list[tuple[str, SideRun]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unused_acceptances: list[tuple[str, str]] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -100,26 +107,32 @@ class Report:
         return {name: counts.get(name, 0) for name in CLASSES}
 
     @property
-    def exit_status(self) -> int:
+    def exit_status(self) -> Verdict:
+        if self.incomplete:
+            return Verdict.INCONCLUSIVE
         if any(row.counts_as_difference for row in self.rows):
-            return EXIT_DIFFERENCES
+            return Verdict.DIFFERENCES
         undecided = any(row.status in INCONCLUSIVE for row in self.rows)
         if undecided or self.unplaced or self.notes or not self.rows:
-            return EXIT_INCONCLUSIVE
-        return EXIT_PARITY
+            return Verdict.INCONCLUSIVE
+        return Verdict.OK
 
     def verdict(self) -> str:
         status = self.exit_status
         s = self.summary
         agree = s["match"] + s["match_retried"]
-        if status == EXIT_PARITY:
+        if status == Verdict.OK:
             retried = f" ({s['match_retried']} after a retry)" if s["match_retried"] else ""
             return f"parity: all {len(self.rows)} fire(s) agree{retried}"
-        if status == EXIT_DIFFERENCES:
+        if status == Verdict.DIFFERENCES:
             n = sum(1 for r in self.rows if r.counts_as_difference)
             kinds = ", ".join(f"{v} {k}" for k, v in s.items() if v and k not in AGREE)
             return f"differences: {n} of {len(self.rows)} fire(s) differ ({kinds}); {agree} agree"
-        why = [f"{v} {k}" for k, v in s.items() if v and k in INCONCLUSIVE]
+        why = list(self.incomplete)
+        differ = sum(1 for r in self.rows if r.counts_as_difference)
+        if self.incomplete and differ:
+            why.append(f"{differ} fire(s) differ, which the executions missing from the export may explain")
+        why += [f"{v} {k}" for k, v in s.items() if v and k in INCONCLUSIVE]
         why += [f"{len(self.unplaced)} execution(s) not placed on a fire"] if self.unplaced else []
         why += self.notes + (["no fire in range"] if not self.rows else [])
         return f"inconclusive: {'; '.join(why)}; {agree} of {len(self.rows)} fire(s) agree"
@@ -136,7 +149,8 @@ def compare(
 ) -> Report:
     """The report of the two sides over ``[start, end)``; see the module docstring."""
     report = Report(start, end, [])
-    by_fire: dict[str, dict[datetime, list[SideRun]]] = {"hopsworks": defaultdict(list), "airflow": defaultdict(list)}
+    # One run per fire is the rule: kept alone, a list only for a second (a million one-item lists cost 90 MB).
+    by_fire: dict[str, dict[datetime, SideRun | list[SideRun]]] = {"hopsworks": {}, "airflow": {}}
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
     for side, runs in (("hopsworks", hopsworks), ("airflow", airflow)):
         for run in runs:
@@ -145,7 +159,9 @@ def compare(
                     covering[side].setdefault(_span(run.window), run.run_id)
                 (report.unplaced if run.why and not run.why.startswith("manual") else report.manual).append((side, run))
             elif start <= run.fire < end:
-                by_fire[side][run.fire].append(run)
+                known = by_fire[side].setdefault(run.fire, run)
+                if known is not run:
+                    by_fire[side][run.fire] = [*known, run] if isinstance(known, list) else [known, run]
     plans = {"hopsworks": hopsworks_plan, "airflow": airflow_plan}
     fires = set(by_fire["hopsworks"]) | set(by_fire["airflow"])
     for plan in (hopsworks_plan, airflow_plan):
@@ -154,7 +170,7 @@ def compare(
     pending = dict(accepted or {})
     for fire in sorted(fires):
         planned = {side: None if plan is None else plan.fires.get(fire) for side, plan in plans.items()}
-        row = _classify(fire, by_fire["hopsworks"].get(fire, []), by_fire["airflow"].get(fire, []), planned, covering)
+        row = _classify(fire, _runs(by_fire["hopsworks"], fire), _runs(by_fire["airflow"], fire), planned, covering)
         reason = pending.pop((fire, row.status), None)
         report.rows.append(row if reason is None else _with(row, accepted=reason))
     report.unused_acceptances = [(f.isoformat(), s) for f, s in pending]
@@ -162,6 +178,12 @@ def compare(
 
 
 _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
+_ALL_DERIVED: Final = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
+
+
+def _runs(by_fire: Mapping[datetime, SideRun | list[SideRun]], fire: datetime) -> list[SideRun]:
+    found = by_fire.get(fire)
+    return [] if found is None else found if isinstance(found, list) else [found]
 
 
 def _with(row: Row, **changes: object) -> Row:
@@ -184,12 +206,14 @@ def _classify(
             and h.window == a.window
         ):
             # The common case, decided without the steps below: one run each, the same window.
-            return Row(fire, "match", h.window, a.window, (h.run_id,), (a.run_id,))
+            return Row(fire, "match", h.window, a.window, (h.run_id,), (a.run_id,), derived=h.derived)
     h_ok = [r for r in hops if r.outcome == "succeeded"]
     a_ok = [r for r in air if r.outcome == "succeeded"]
     hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
     aw = a_ok[0].window if a_ok else _expected(planned["airflow"])
-    base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air))
+    # Without a successful run the window shown is the schedule's: every value of it derived.
+    derived = h_ok[0].derived if h_ok else _ALL_DERIVED if hw is not None else ()
+    base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air), derived=derived)
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
         return _with(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")

@@ -11,7 +11,7 @@ names the file, the field, the value and what would be valid (:class:`ArgumentEr
   pages. Pages are merged by ``id``: a failed execution re-run in place keeps its id, submission time and arguments
   and counts ``rerunCount`` up, so the copy with the highest ``rerunCount`` (then a final state) is the newest.
 * A ledger is CSV with a header holding ``HOPS_START_TIME`` and ``HOPS_END_TIME`` (optionally ``HOPS_LOGICAL_DATE``,
-  ``ID`` and ``STATE``): the windows a job recorded itself.
+  ``ID``, ``STATE`` and ``SUBMITTED``, when the run started): the windows a job recorded itself.
 
 Pure: no Airflow import.
 """
@@ -21,24 +21,22 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import re
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Final, TypeVar
 
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
+from hops_timetable.core.parity.stream import Event, events
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.validation import (
-    ArgumentError,
-    check_epoch_millis,
-    check_utc_datetime,
-    short_repr,
-)
+from hops_timetable.core.time_text import parse_time
+from hops_timetable.core.validation import ArgumentError, check_epoch_millis, short_repr
 
 __all__ = [
     "MAX_EXECUTIONS",
     "MAX_EXPORT_CHARS",
+    "MAX_LEDGER_CHARS",
     "Execution",
     "ExecutionsExport",
     "LedgerRow",
@@ -46,11 +44,14 @@ __all__ = [
     "load_executions",
     "load_ledger",
     "load_schedule_versions",
-    "parse_instant",
+    "read_executions",
 ]
 
-MAX_EXPORT_CHARS: Final = 512 * 1024 * 1024
-"""The largest executions export read: 512 MiB, over a million executions of a few hundred bytes each."""
+MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
+"""The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
+each) with room to spare; it is read piece by piece (:func:`read_executions`), so its size costs no memory."""
+MAX_LEDGER_CHARS: Final = 512 * 1024 * 1024
+"""The largest CSV ledger read: 512 MiB, held in memory while read."""
 MAX_EXECUTIONS: Final = 1_000_000
 """The most executions (or ledger rows) read; Hopsworks keeps 10,000 per job by default."""
 MAX_VERSIONS: Final = 1_000
@@ -62,28 +63,6 @@ FINAL_STATES: Final = frozenset(
 _FAILED_FINAL: Final = frozenset({"FAILED", "KILLED"})
 
 _T = TypeVar("_T")
-
-_INSTANT = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?Z")
-
-
-def parse_instant(name: str, text: object) -> datetime:
-    """A UTC instant as Java writes it (``2026-06-01T10:17:16Z``, ``...16.123Z``, up to nanoseconds, truncated to
-    microseconds)."""
-    match = _INSTANT.fullmatch(text) if isinstance(text, str) else None
-    if match is None:
-        raise ArgumentError(
-            name, text, f"{name}={short_repr(text)} is invalid: expected a UTC instant such as 2026-06-01T10:17:16.123Z"
-        )
-    y, mo, d, h, mi, s, frac = match.groups()
-    micros = int((frac or "0").ljust(6, "0")[:6])
-    try:
-        value = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0), micros, timezone.utc)
-    except ValueError as exc:
-        raise ArgumentError(name, text, f"{name}={short_repr(text)} is not a date: {exc}") from None
-    checked = check_utc_datetime(name, value)
-    assert checked is not None
-    return checked
-
 
 # -- schedules ------------------------------------------------------------------------------------------------
 
@@ -184,28 +163,64 @@ class ExecutionsExport:
         return self.declared_count is not None and len(self.executions) < self.declared_count
 
 
-def load_executions(data: object, source: str) -> ExecutionsExport:
-    """The executions in the parsed JSON *data*: one listing page or a list of pages."""
-    pages = data if isinstance(data, list) else [data]
+PROGRESS_EVERY: Final = 100_000
+
+
+def load_executions(data: object, source: str, progress: Callable[[int], None] | None = None) -> ExecutionsExport:
+    """The executions in the parsed JSON *data*: one listing page or a list of pages. *progress* is called with
+    the number read every :data:`PROGRESS_EVERY` executions."""
+    return _collect(_events_of(data), source, progress)
+
+
+def read_executions(
+    chunks: Iterable[str], source: str, progress: Callable[[int], None] | None = None
+) -> ExecutionsExport:
+    """As :func:`load_executions`, from the listing's text in *chunks*, one execution parsed at a time."""
+    return _collect(events(chunks, source), source, progress)
+
+
+def _events_of(data: object) -> Iterator[Event]:
+    for p, page in enumerate(data if isinstance(data, list) else [data]):
+        number = p if isinstance(data, list) else None
+        if not isinstance(page, dict):
+            yield Event("page", number, value=page)
+            continue
+        yield Event("page", number)
+        for name, value in page.items():
+            if name == "items" and isinstance(value, list):
+                yield from (Event("item", number, value=item) for item in value)
+            else:
+                yield Event("items" if name == "items" else "key", number, name, value)
+
+
+def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], None] | None) -> ExecutionsExport:
     found: dict[int, Execution] = {}
     declared: int | None = None
-    copies = 0
-    for p, page in enumerate(pages):
-        where = f"{source}: page {p}" if isinstance(data, list) else source
-        if not isinstance(page, dict):
-            raise ArgumentError(
-                "page", page, f'{where}: expected an object {{"items": [...], "count": n}}, got {type(page).__name__}'
-            )
-        count = page.get("count")
-        if count is not None:
+    copies = index = 0
+    for event in stream:
+        where = source if event.page is None else f"{source}: page {event.page}"
+        if event.kind == "page":
+            index = 0
+            if event.value is not None:
+                page = event.value
+                raise ArgumentError(
+                    "page",
+                    page,
+                    f'{where}: expected an object {{"items": [...], "count": n}}, got {type(page).__name__}',
+                )
+        elif event.kind == "items":
+            items = event.value
+            raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
+        elif event.kind == "key" and event.name == "count" and event.value is not None:
+            count = event.value
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ArgumentError("count", count, f"{where}: count={short_repr(count)} is not a whole number >= 0")
             declared = count if declared is None else max(declared, count)
-        items = page.get("items", [])
-        if not isinstance(items, list):
-            raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
-        for i, item in enumerate(items):
-            execution = _execution(item, f"{where}: items[{i}]")
+        elif event.kind == "item":
+            execution = _execution(event.value, f"{where}: items[{index}]")
+            index += 1
+            if progress is not None and (copies + len(found) + 1) % PROGRESS_EVERY == 0:
+                progress(copies + len(found) + 1)
             known = found.get(execution.id)
             if known is not None:
                 copies += 1
@@ -230,7 +245,7 @@ def _execution(item: object, where: str) -> Execution:
     if isinstance(ident, bool) or not isinstance(ident, int) or ident < 0:
         raise ArgumentError("id", ident, f"{where}: id={short_repr(ident)} is invalid: expected a whole number >= 0")
     where = f"{where} (id {ident})"
-    submitted = _checked(where, lambda: parse_instant("submissionTime", item.get("submissionTime")))
+    submitted = _checked(where, lambda: parse_time("submissionTime", item.get("submissionTime"), strict=True))
     state, final = item.get("state"), item.get("finalStatus")
     if not isinstance(state, str) or len(state) > 64:
         raise ArgumentError("state", state, f"{where}: state={short_repr(state)} is invalid: expected a state name")
@@ -239,7 +254,9 @@ def _execution(item: object, where: str) -> Execution:
     reruns = item.get("rerunCount", 0)
     if isinstance(reruns, bool) or not isinstance(reruns, int) or reruns < 0:
         raise ArgumentError("rerunCount", reruns, f"{where}: rerunCount={short_repr(reruns)} is not a whole number")
-    return Execution(ident, submitted, state, final, _start_time_arg(item.get("args"), where), reruns)
+    # Interned: a million executions share a handful of state names.
+    final = None if final is None else sys.intern(final)
+    return Execution(ident, submitted, sys.intern(state), final, _start_time_arg(item.get("args"), where), reruns)
 
 
 def _start_time_arg(args: object, where: str) -> datetime | None:
@@ -253,7 +270,7 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
         return None
     at = len(tokens) - 1 - tokens[::-1].index("-start_time")
     value = tokens[at + 1] if at + 1 < len(tokens) else None
-    return _checked(where, lambda: parse_instant("-start_time", value))
+    return _checked(where, lambda: parse_time("-start_time", value, strict=True))
 
 
 # -- ledger ---------------------------------------------------------------------------------------------------
@@ -268,6 +285,7 @@ class LedgerRow:
     end: datetime
     logical_date: datetime | None
     outcome: str = "succeeded"
+    submitted: datetime | None = None
 
 
 _LEDGER_STATES = {"SUCCEEDED": "succeeded", "SUCCESS": "succeeded", "FINISHED": "succeeded", "FAILED": "failed"}
@@ -275,8 +293,8 @@ _LEDGER_STATES = {"SUCCEEDED": "succeeded", "SUCCESS": "succeeded", "FINISHED": 
 
 def load_ledger(text: str, source: str) -> list[LedgerRow]:
     """The rows of a CSV ledger; see the module docstring. ``STATE`` may be SUCCEEDED, FINISHED, FAILED or RUNNING."""
-    if len(text) > MAX_EXPORT_CHARS:
-        raise ArgumentError(source, None, f"{source} is larger than {MAX_EXPORT_CHARS:,} characters")
+    if len(text) > MAX_LEDGER_CHARS:
+        raise ArgumentError(source, None, f"{source} is larger than {MAX_LEDGER_CHARS:,} characters")
     reader = csv.reader(io.StringIO(text))
     header = [h.strip().upper() for h in next(reader, [])]
     missing = [k for k in ("HOPS_START_TIME", "HOPS_END_TIME") if k not in header]
@@ -285,7 +303,7 @@ def load_ledger(text: str, source: str) -> list[LedgerRow]:
             "header",
             header,
             f"{source}: the CSV header {short_repr(header, 80)} lacks {', '.join(missing)}; expected "
-            "HOPS_START_TIME,HOPS_END_TIME[,HOPS_LOGICAL_DATE,ID,STATE]",
+            "HOPS_START_TIME,HOPS_END_TIME[,HOPS_LOGICAL_DATE,ID,STATE,SUBMITTED]",
         )
     column = {name: i for i, name in enumerate(header)}
     rows: list[LedgerRow] = []
@@ -307,13 +325,14 @@ def load_ledger(text: str, source: str) -> list[LedgerRow]:
                 f"{where}: STATE={short_repr(state)} is invalid: expected SUCCEEDED, FINISHED, FAILED or RUNNING",
             )
         ident = record[column["ID"]].strip() if "ID" in column else f"line {n}"
-        rows.append(LedgerRow(ident[:64], start, end, logical, outcome))
+        submitted = _cell(where, record, column, "SUBMITTED") if "SUBMITTED" in column else None
+        rows.append(LedgerRow(ident[:64], start, end, logical, outcome, submitted))
     return rows
 
 
 def _cell(where: str, record: list[str], column: dict[str, int], key: str) -> datetime:
     text = record[column[key]].strip()
-    return _checked(where, lambda: parse_instant(key, text))
+    return _checked(where, lambda: parse_time(key, text, strict=True))
 
 
 def _rows(reader: Iterable[list[str]], source: str) -> Iterable[list[str]]:

@@ -5,28 +5,43 @@ execution (the public backend code advances the schedule before building it), th
 that period), the **logical** date, i.e. the previous fire clamped to the start (the current docs). Read with the
 wrong meaning every window shifts by one interval, so the meaning is never assumed:
 
-* An *on-time* execution was submitted within ``grace`` of the newest fire ``F`` at or before its submission (the
-  Hopsworks timer ticks every minute). It votes for each meaning whose value for ``F`` equals its argument, and is
-  decisive when exactly one does. Late launches (catch-up after an outage) do not vote: their ``F`` is unknown.
-* The meaning is detected when the decisive votes are unanimous and at least :data:`MIN_VOTES`; otherwise it is
-  refused with the counts, and the user may state it.
+* **The server's clock.** A server not on UTC writes its local time with a literal ``Z`` into ``submissionTime``
+  (the argument, an ``Instant``, stays right), so every submission is off by the same whole number of quarter hours.
+  Each meaning names a fire per execution; the delays from those fires to the submissions, in quarter hours, give
+  each meaning its likeliest skew. The hypothesis that puts the most executions on time wins, less those it places
+  before the schedule's first fire and less one when it leaves that first fire unrun; a tie keeps no skew. On a
+  uniform cron a skew of whole intervals cannot be told from another meaning unless the schedule's start lies in the
+  data; without it, no skew is assumed. A skew that wins only because another meaning, unskewed, leaves the first
+  fire unrun (an outage at the start does that too) is undecidable: both readings are said.
+* An *on-time* execution was submitted (corrected by the skew) within ``grace`` of the newest fire ``F`` at or
+  before its submission (the Hopsworks timer ticks every minute). It votes for each meaning whose value for ``F``
+  equals its argument (at most one does), or for none. Late launches (catch-up after an outage) do not vote: their
+  ``F`` is unknown.
+* The meaning is detected when one meaning has at least :data:`MIN_VOTES` votes and at least :data:`MAJORITY` of the
+  on-time executions. Those of the others whose argument, so read, names another fire than the one they were on time
+  for are *outliers*: listed, and compared as their arguments say (so they show as differences). Otherwise it is
+  refused with the counts, and the user may state it; a stated meaning that a clear majority contradicts is said so.
 
 Pure: no Airflow import.
 """
 
 from __future__ import annotations
 
+import math
+from array import array
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
 from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.parity.exports import Execution, ScheduleVersion
 from hops_timetable.core.parity.replay import Plan, version_index
 from hops_timetable.core.window import TICK, HopsWindow, hops_window
 
-__all__ = ["MEANINGS", "MIN_VOTES", "Reading", "attribute", "detect_meaning", "window_of"]
+__all__ = ["MEANINGS", "MIN_VOTES", "Outlier", "Reading", "attribute", "derived_values", "detect_meaning", "window_of"]
 
 MEANINGS: Final = ("next", "fire", "logical")
 DESCRIPTIONS: Final = {
@@ -35,45 +50,114 @@ DESCRIPTIONS: Final = {
     "logical": "the logical date: the previous fire, clamped to the start",
 }
 MIN_VOTES: Final = 2
+MAJORITY: Final = 0.75
+"""The share of the on-time executions the detected meaning needs: three in four."""
 DEFAULT_GRACE: Final = timedelta(seconds=120)
+QUARTER: Final = timedelta(minutes=15)
+MAX_SKEW: Final = timedelta(hours=14)
+"""The largest clock skew considered: the farthest a time zone lies from UTC."""
+MAX_OUTLIERS: Final = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Outlier:
+    """An on-time execution whose argument is not the detected meaning's value for its fire (``fits``: the
+    meaning it fits instead, or ``None``)."""
+
+    execution: int
+    submitted: datetime
+    fire: datetime
+    argument: datetime
+    fits: str | None
 
 
 @dataclass(frozen=True)
 class Reading:
-    """How ``-start_time`` is read: the meaning (``None``: undecidable), the votes, and whether the user gave it."""
+    """How ``-start_time`` is read: the meaning (``None``: undecidable), the votes, the server clock's skew, the
+    outliers, whether the user gave the meaning and whether the votes contradict it."""
 
     meaning: str | None
     votes: dict[str, int] = field(default_factory=dict)
     on_time: int = 0
     undecided: int = 0
     given: bool = False
+    skew: timedelta = timedelta(0)
+    outliers: tuple[Outlier, ...] = ()
+    outliers_total: int = 0
+    leader: str | None = None  # the meaning a clear majority of the votes names, if any
+    ambiguous: str | None = None  # why the data fits two readings, one of them with a skewed clock
 
     @property
     def decisive(self) -> int:
         return sum(self.votes.values())
 
+    @property
+    def contradicted(self) -> bool:
+        """A stated meaning that a clear majority of the on-time executions contradicts."""
+        return self.given and self.leader is not None and self.leader != self.meaning
+
+    def _counts(self) -> str:
+        return ", ".join(f"{m} {self.votes.get(m, 0)}" for m in MEANINGS) + f", none {self.undecided}"
+
     def explain(self) -> str:
-        counts = ", ".join(f"{m} {self.votes.get(m, 0)}" for m in MEANINGS)
         if self.given:
-            return f"-start_time read as {self.meaning} ({DESCRIPTIONS[self.meaning or 'fire']}), as given"
+            text = f"-start_time read as {self.meaning} ({DESCRIPTIONS[self.meaning or 'fire']}), as given"
+            if self.contradicted:
+                text += (
+                    f"; the data contradicts it: {self.votes[self.leader or 'fire']} of {self.on_time} on-time "
+                    f"execution(s) fit {self.leader} ({self._counts()})"
+                )
+            return text
+        if self.meaning is None and self.ambiguous:
+            return (
+                f"-start_time cannot be read: {self.ambiguous}; say which with --start-time-meaning "
+                "next|fire|logical (the clock skew is then found for that meaning)"
+            )
         if self.meaning is None:
             return (
-                f"-start_time cannot be read: {self.on_time} on-time execution(s), decisive votes {counts}; "
-                f"detection needs at least {MIN_VOTES} votes, all for one meaning; say which with "
-                "--start-time-meaning next|fire|logical"
+                f"-start_time cannot be read: {self.on_time} on-time execution(s), votes {self._counts()}; "
+                f"detection needs at least {MIN_VOTES} votes and {MAJORITY:.0%} of them for one meaning; say which "
+                "with --start-time-meaning next|fire|logical"
             )
+        agree = self.votes[self.meaning]
+        others = self.on_time - agree
+        tail = "none disagree" if not others else f"{others} outlier(s) compared as their arguments say"
         return (
-            f"-start_time read as {self.meaning} ({DESCRIPTIONS[self.meaning]}): {self.votes[self.meaning]} of "
-            f"{self.on_time} on-time execution(s) agree, none disagree"
+            f"-start_time read as {self.meaning} ({DESCRIPTIONS[self.meaning]}): {agree} of {self.on_time} on-time "
+            f"execution(s) agree, {tail}"
+        )
+
+    def skew_note(self) -> str | None:
+        if not self.skew:
+            return None
+        seconds = int(self.skew.total_seconds())
+        way = "ahead of" if seconds > 0 else "behind"
+        return (
+            f"server clock skew: submission times read {abs(seconds)} s ({abs(seconds) / 3600:g} h) {way} UTC, "
+            "constant (a server writing its local time with a literal Z); corrected before comparing"
         )
 
     def as_json(self) -> dict[str, object]:
         return {
             "meaning": self.meaning,
             "given": self.given,
+            "contradicted": self.contradicted,
             "votes": {m: self.votes.get(m, 0) for m in MEANINGS},
             "on_time_executions": self.on_time,
             "undecided": self.undecided,
+            "clock_skew_seconds": int(self.skew.total_seconds()),
+            "ambiguous": self.ambiguous,
+            "outliers_total": self.outliers_total,
+            "outliers": [
+                {
+                    "execution": o.execution,
+                    "submitted": o.submitted.isoformat(),
+                    "fire": o.fire.isoformat(),
+                    "start_time": o.argument.isoformat(),
+                    "fits": o.fits,
+                }
+                for o in self.outliers
+            ],
             "explanation": self.explain(),
         }
 
@@ -86,67 +170,193 @@ def _value(meaning: str, policy: CatchupPolicy, fire: datetime) -> datetime | No
     return policy.interval_start(fire)
 
 
+def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
+    """The fire *arg* names under *meaning*, or ``None`` when it is no value of that meaning."""
+    if meaning == "logical":
+        return cron.next_after(arg)
+    if not cron.matches(arg):
+        return None
+    return arg if meaning == "fire" else cron.prev_before(arg)
+
+
+def _skew(
+    executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta
+) -> tuple[timedelta, str | None, str | None]:
+    """The server clock's skew and the meaning of the best hypothesis, and the meaning read without a skew that
+    the data cannot tell from it, if any; see the module docstring. A stated meaning does not choose the skew (any
+    meaning fits some skew); it only settles the case the data cannot tell."""
+    policies = [v.settings.policy() for v in versions]
+    first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
+    # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
+    delays: dict[str, array[float]] = {m: array("d") for m in MEANINGS}
+    for execution in executions:
+        if execution.start_time is None:
+            continue
+        cron = policies[version_index(versions, execution.submitted)].cron
+        for meaning in MEANINGS:
+            fire = _named(meaning, cron, execution.start_time)
+            if fire is not None:
+                delays[meaning].extend(((execution.submitted - fire).total_seconds(), fire.timestamp()))
+    first_ts = None if first is None else first.timestamp()
+    best: tuple[tuple[int, bool], timedelta, str | None] = ((0, True), timedelta(0), None)
+    unskewed: dict[str, int] = {}
+    for meaning, found in delays.items():
+        if not found:
+            continue
+        quarters = Counter(math.floor(d / QUARTER.total_seconds()) for d in found[::2])
+        skew = quarters.most_common(1)[0][0] * QUARTER
+        if abs(skew) <= grace or abs(skew) > MAX_SKEW:
+            skew = timedelta(0)
+        low, high = skew.total_seconds(), (skew + grace).total_seconds()
+        score, earliest = 0, math.inf
+        for d, fire_ts in zip(found[::2], found[1::2], strict=True):
+            # Every execution, on time or late, must name a fire of the schedule: none before its first.
+            before_first = first_ts is not None and fire_ts < first_ts
+            score += -1 if before_first else int(low <= d <= high)
+            earliest = earliest if before_first else min(earliest, fire_ts)
+        if score and first_ts is not None and earliest > first_ts:
+            score -= 1  # the schedule's first fire left unrun: a misreading, unless every hypothesis leaves it
+        key = (score, not skew)
+        if not skew:
+            unskewed[meaning] = score
+        if key > best[0]:
+            best = (key, skew, meaning)
+    score = best[0][0]
+    # A skew that wins only by the first fire another meaning leaves unrun (an outage at the start would do that
+    # too) is one assumption against another: the data cannot tell them apart.
+    rival = next((m for m, other in unskewed.items() if best[1] and other == score - 1), None)
+    return best[1], best[2], rival
+
+
+def _votes(
+    executions: Sequence[Execution],
+    versions: Sequence[ScheduleVersion],
+    policies: Sequence[CatchupPolicy],
+    skew: timedelta,
+    grace: timedelta,
+) -> tuple[dict[str, int], list[tuple[Execution, datetime, str | None]]]:
+    """The votes of the on-time executions (submissions corrected by *skew*), and each with its fire and vote."""
+    votes = dict.fromkeys(MEANINGS, 0)
+    on_time: list[tuple[Execution, datetime, str | None]] = []
+    for execution in executions:
+        if execution.start_time is None:
+            continue
+        submitted = execution.submitted - skew
+        policy = policies[version_index(versions, submitted)]
+        fire = policy.cron.prev_before(submitted + TICK)
+        if fire is None or submitted - fire > grace:
+            continue
+        # At most one meaning can agree (next > fire > logical), so one cron step decides which.
+        arg = execution.start_time
+        fits: str | None = None
+        if arg == fire:
+            fits = "fire"
+        elif arg > fire and _value("next", policy, fire) == arg:
+            fits = "next"
+        elif arg < fire and _value("logical", policy, fire) == arg:
+            fits = "logical"
+        if fits is not None:
+            votes[fits] += 1
+        on_time.append((execution, fire, fits))
+    return votes, on_time
+
+
+def _leader(votes: dict[str, int], on_time: int) -> str | None:
+    top = max(MEANINGS, key=lambda m: votes[m])
+    return top if votes[top] >= MIN_VOTES and votes[top] >= MAJORITY * on_time else None
+
+
 def detect_meaning(
     executions: Sequence[Execution],
     versions: Sequence[ScheduleVersion],
     grace: timedelta = DEFAULT_GRACE,
     given: str | None = None,
 ) -> Reading:
-    """Count the votes of the on-time executions; see the module docstring. *given* skips the detection."""
+    """Find the clock skew, count the votes of the on-time executions and decide; see the module docstring.
+    *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
+    skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    votes = dict.fromkeys(MEANINGS, 0)
-    on_time = undecided = 0
-    for execution in executions:
-        if execution.start_time is None:
-            continue
-        policy = policies[version_index(versions, execution.submitted)]
-        fire = policy.cron.prev_before(execution.submitted + TICK)
-        if fire is None or execution.submitted - fire > grace:
-            continue
-        on_time += 1
-        # At most one meaning can agree (next > fire > logical), so one cron step decides which.
-        arg = execution.start_time
-        if arg == fire:
-            votes["fire"] += 1
-        elif arg > fire and _value("next", policy, fire) == arg:
-            votes["next"] += 1
-        elif arg < fire and _value("logical", policy, fire) == arg:
-            votes["logical"] += 1
-        else:
-            undecided += 1
-    if given is not None:
-        return Reading(given, votes, on_time, undecided, given=True)
-    winners = [m for m in MEANINGS if votes[m]]
-    meaning = winners[0] if len(winners) == 1 and votes[winners[0]] >= MIN_VOTES else None
-    return Reading(meaning, votes, on_time, undecided)
+    shown, shown_on_time = _votes(executions, versions, policies, skew, grace)
+    on_time = shown_on_time
+    if given is not None and rival is not None and given == rival:
+        # The user settles what the data cannot: the clock was right, and this the meaning.
+        skew = timedelta(0)
+        _, on_time = _votes(executions, versions, policies, skew, grace)
+    leader = _leader(shown, len(shown_on_time))
+    if rival is not None and given in (best, rival):
+        leader = given  # either reading fits the data: the stated one contradicts nothing
+    undecided = sum(1 for _, _, fits in shown_on_time if fits is None)
+    meaning = given if given is not None else leader
+    ambiguous = None
+    if given is None and rival is not None:
+        meaning = None
+        ambiguous = (
+            f"the submission times fit -start_time read as {best} with the server clock "
+            f"{abs(int(skew.total_seconds()))} s {'ahead of' if skew > timedelta(0) else 'behind'} UTC, or read as "
+            f"{rival} with the clock right and the schedule's first fire never run"
+        )
+    # An outlier names another fire than the one it was on time for; a logical date floored by a schedule edit
+    # fits no meaning's value, yet names its own fire.
+    odd = [
+        (e, f, fits)
+        for e, f, fits in on_time
+        if meaning is not None
+        and fits != meaning
+        and e.start_time is not None
+        and _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, e.start_time) != f
+    ]
+    outliers = tuple(
+        Outlier(e.id, e.submitted - skew, f, e.start_time, fits)
+        for e, f, fits in odd[:MAX_OUTLIERS]
+        if e.start_time is not None
+    )
+    return Reading(
+        meaning,
+        shown,
+        len(shown_on_time),
+        undecided,
+        given is not None,
+        skew if meaning is not None else timedelta(0),
+        outliers,
+        len(odd),
+        leader,
+        ambiguous,
+    )
 
 
-def attribute(execution: Execution, meaning: str, plan: Plan) -> tuple[datetime | None, str]:
+def attribute(
+    execution: Execution, meaning: str, plan: Plan, skew: timedelta = timedelta(0)
+) -> tuple[datetime | None, str]:
     """The fire *execution* ran for under *meaning* (the schedule in force at its submission), or ``None`` and why."""
     arg = execution.start_time
     if arg is None:
         return None, "manual: no -start_time argument"
-    cron = plan.policy(version_index(plan.versions, execution.submitted)).cron
-    fire: datetime | None
-    if meaning == "logical":
-        fire = cron.next_after(arg)
-    elif meaning == "next":
-        fire = cron.prev_before(arg) if cron.matches(arg) else None
-    else:
-        fire = arg if cron.matches(arg) else None
+    cron = plan.policy(version_index(plan.versions, execution.submitted - skew)).cron
+    fire = _named(meaning, cron, arg)
     if fire is None:
         return None, f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}"
     return fire, ""
 
 
-def window_of(execution: Execution, fire: datetime, meaning: str, plan: Plan) -> HopsWindow:
+def derived_values(meaning: str) -> tuple[str, ...]:
+    """The ``HOPS_*`` values of an execution's window that its argument does not carry under *meaning*: they come
+    from the schedule (derived), not from the export (observed)."""
+    if meaning == "logical":
+        return ("HOPS_END_TIME",)
+    return ("HOPS_START_TIME", "HOPS_LOGICAL_DATE")
+
+
+def window_of(
+    execution: Execution, fire: datetime, meaning: str, plan: Plan, skew: timedelta = timedelta(0)
+) -> HopsWindow:
     """The HOPS window of *execution*, which ran for *fire*.
 
     For ``next`` and ``fire`` the argument names only the fire, and the window is the schedule's window of that fire
-    (as replayed, the edit floor included). For ``logical`` the argument is the window's logical date itself, so a
-    window that was not clamped as the schedule says shows as a difference.
+    (as replayed, the edit floor included): its start is derived, not observed (:func:`derived_values`). For
+    ``logical`` the argument is the window's logical date itself, so a window that was not clamped as the schedule
+    says shows as a difference.
     """
-    index = version_index(plan.versions, execution.submitted)
+    index = version_index(plan.versions, execution.submitted - skew)
     offset = plan.versions[index].settings.offset
     if meaning == "logical" and execution.start_time is not None:
         return hops_window(execution.start_time, fire, offset)

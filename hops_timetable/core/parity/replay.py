@@ -19,11 +19,11 @@ from typing import Final
 from hops_timetable.core.catchup import After, CatchupPolicy
 from hops_timetable.core.decision import Decision
 from hops_timetable.core.parity.exports import ScheduleVersion
-from hops_timetable.core.simulate import Event, expand, simulate
+from hops_timetable.core.simulate import Event, simulate
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, hops_window
 
-__all__ = ["MAX_FIRES", "Plan", "Planned", "replay", "version_index"]
+__all__ = ["MAX_FIRES", "Plan", "Planned", "check_fires", "replay", "version_index"]
 
 MAX_FIRES: Final = 1_000_000
 """The most fires a compared range may hold: a per-minute schedule over almost two years."""
@@ -80,18 +80,45 @@ def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
     return bisect.bisect_right(times, moment)
 
 
-def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, events: Sequence[Event]) -> Plan:
-    """Replay *versions* over ``[start, end)`` through *events* (outages of the system replayed).
-
-    Raises :class:`ArgumentError` when the range holds more than :data:`MAX_FIRES` fires.
-    """
-    fires: dict[datetime, Planned] = {}
-    last: datetime | None = None
+def _spans(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> list[tuple[int, datetime, datetime]]:
+    """Each version's stretch ``[begin, upto)`` of the range, by index; versions outside the range left out."""
+    spans = []
     for index, version in enumerate(versions):
         begin = start if version.effective_from is None else max(start, version.effective_from)
         upto = end if index + 1 == len(versions) else min(end, versions[index + 1].effective_from or end)
-        if begin >= upto:
-            continue
+        if begin < upto:
+            spans.append((index, begin, upto))
+    return spans
+
+
+def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> int:
+    """The number of fires in ``[start, end)`` of the versions in force, counted by search (milliseconds for a
+    million); raises :class:`ArgumentError` beyond :data:`MAX_FIRES`. Exactly :data:`MAX_FIRES` is accepted."""
+    total = 0
+    for index, begin, upto in _spans(versions, start, end):
+        cron = versions[index].settings.cron
+        first, last = cron.next_after(begin - TICK), cron.prev_before(upto)
+        if first is not None and last is not None and first <= last:
+            total += cron.count_between(first, last)
+        if total > MAX_FIRES:
+            raise ArgumentError(
+                "--from",
+                start,
+                f"the range holds more than {MAX_FIRES:,} fires of {cron.source!r}; narrow --from/--to",
+            )
+    return total
+
+
+def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, events: Sequence[Event]) -> Plan:
+    """Replay *versions* over ``[start, end)`` through *events* (outages of the system replayed).
+
+    Raises :class:`ArgumentError` when the range holds more than :data:`MAX_FIRES` fires (checked first).
+    """
+    check_fires(versions, start, end)
+    fires: dict[datetime, Planned] = {}
+    last: datetime | None = None
+    for index, begin, upto in _spans(versions, start, end):
+        version = versions[index]
         settings = version.settings
         policy = settings.policy()
         deciding = policy
@@ -102,26 +129,23 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
         if index + 1 == len(versions):
             # An outage running past the range ends in a catch-up that may still run fires inside it.
             horizon = max([upto, *(as_utc(e.end) + TICK for e in events)])
+        # Every fire of the range is walked below (the limit was checked first): the rows' counts are not used.
         rows = simulate(deciding, settings.catchup, begin - TICK, horizon - TICK, events)
-        if sum(r.count for r in rows) > MAX_FIRES:
-            raise ArgumentError(
-                "--from",
-                start,
-                f"the range holds more than {MAX_FIRES:,} fires of {settings.cron.source!r}; narrow --from/--to",
-            )
         floor = last
-        for row in expand(rows, settings.cron, MAX_FIRES):
-            fire = row.first
-            if fire < begin or fire >= upto:
+        for row in rows:
+            if row.last < begin or row.first >= upto:
                 continue  # replayed at the first look before the range, or after it
-            run = policy.run(fire)
-            if row.decision is Decision.CREATED:
-                if floor is not None and floor < fire:
-                    # The policy's rule for the first run after an edit: never before the last run's fire.
-                    found = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire)
-                    run = run if found is None else found
-                floor = None
-                last = fire
-            window = hops_window(run.interval_start, fire, settings.offset)
-            fires[fire] = Planned(row.decision, row.event, window, index)
+            fire: datetime | None = row.first if row.first >= begin else settings.cron.next_after(begin - TICK)
+            while fire is not None and fire <= row.last and fire < upto:
+                run = policy.run(fire)
+                if row.decision is Decision.CREATED:
+                    if floor is not None and floor < fire:
+                        # The policy's rule for the first run after an edit: never before the last run's fire.
+                        found = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire)
+                        run = run if found is None else found
+                    floor = None
+                    last = fire
+                window = hops_window(run.interval_start, fire, settings.offset)
+                fires[fire] = Planned(row.decision, row.event, window, index)
+                fire = settings.cron.next_after(fire)
     return Plan(versions, fires, [v.settings.policy() for v in versions])

@@ -13,25 +13,35 @@ from datetime import datetime, timedelta
 
 from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import Execution, LedgerRow, ScheduleVersion
-from hops_timetable.core.parity.meaning import DEFAULT_GRACE, Reading, attribute, detect_meaning, window_of
+from hops_timetable.core.parity.meaning import (
+    DEFAULT_GRACE,
+    Reading,
+    attribute,
+    derived_values,
+    detect_meaning,
+    window_of,
+)
 from hops_timetable.core.parity.replay import Plan, replay, version_index
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import TICK, HopsWindow
 
-__all__ = ["Outcome", "execution_runs", "infer_outages", "ledger_runs", "parity", "replay_runs"]
+__all__ = ["Outcome", "execution_runs", "gap_outages", "infer_outages", "ledger_runs", "parity", "replay_runs"]
 
 _SECOND = timedelta(seconds=1)
 
 
-def execution_runs(executions: Iterable[Execution], meaning: str, plan: Plan) -> list[SideRun]:
+def execution_runs(
+    executions: Iterable[Execution], meaning: str, plan: Plan, skew: timedelta = timedelta(0)
+) -> list[SideRun]:
     """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*, with its window
-    (none yet when *plan* is ``None``: the fires alone are enough to infer outages)."""
+    and the values of it that are derived (:func:`derived_values`); submissions corrected by the clock *skew*."""
     runs = []
+    derived = derived_values(meaning)
     for execution in executions:
-        fire, why = attribute(execution, meaning, plan)
-        window = None if fire is None else window_of(execution, fire, meaning, plan)
+        fire, why = attribute(execution, meaning, plan, skew)
+        window = None if fire is None else window_of(execution, fire, meaning, plan, skew)
         attempts = 1 + execution.rerun_count
-        runs.append(SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why))
+        runs.append(SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why, derived))
     return runs
 
 
@@ -96,6 +106,35 @@ def infer_outages(
     return [Event("outage", begin, at) for begin, at in merged]
 
 
+def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | None]) -> tuple[list[Event], bool]:
+    """Outages inferred from the gaps of a record without launch times: fires the *plan* runs that did not run
+    (*ran* holds every fire with a run), each gap followed by as many runs as the catch-up bound of its version
+    keeps. Hopsworks is taken to have been down from just after the run before the gap (else the gap's first fire)
+    to just after the last of those runs: the catch-up then drops exactly the gap. Also whether a gap is left that
+    such an outage cannot explain because the record ends within the catch-up that would follow it."""
+    created = [(fire, p.version) for fire, p in plan.fires.items() if p.created]
+    events: list[Event] = []
+    open_end = False
+    i = 0
+    while i < len(created):
+        fire, version = created[i]
+        if fire in ran:
+            i += 1
+            continue
+        j = i
+        while j < len(created) and created[j][0] not in ran:
+            j += 1
+        bound = catchup_bounds[version]
+        after = created[j : j + bound] if bound is not None else []
+        if bound is not None and len(after) < bound:
+            open_end = True
+        elif bound is not None and all(f in ran for f, _ in after):
+            begin = created[i - 1][0] + _SECOND if i else fire - _SECOND
+            events.append(Event("outage", begin, after[-1][0] + _SECOND))
+        i = j
+    return events, open_end
+
+
 @dataclass
 class Outcome:
     """A parity check's result: the report, how ``-start_time`` was read, and the outages replayed."""
@@ -105,6 +144,7 @@ class Outcome:
     outages: list[Event] = field(default_factory=list)
     inferred: list[Event] = field(default_factory=list)
     hopsworks_runs: list[SideRun] = field(default_factory=list)
+    from_gaps: list[Event] = field(default_factory=list)
 
 
 def parity(
@@ -121,32 +161,68 @@ def parity(
     grace: timedelta = DEFAULT_GRACE,
     accepted: Mapping[tuple[datetime, str], str] | None = None,
     incomplete_note: str | None = None,
+    outages_known: bool = False,
 ) -> Outcome:
     """Compare Hopsworks (*executions* or *ledger*) with Airflow over ``[start, end)``.
 
     Airflow is *airflow_runs* (read from a live Airflow) planned by *airflow_versions*, or with no runs the replay
     of *airflow_versions* (a DAG file's schedule), or of *versions* themselves. Outages declared and inferred from
     late executions are replayed on both sides. With executions, the report is ``None`` when the meaning of
-    ``-start_time`` cannot be decided (see :attr:`Outcome.reading`).
+    ``-start_time`` cannot be decided (see :attr:`Outcome.reading`). A ledger without launch times and no outage
+    declared (*outages_known*: the user says there was none) has its outages inferred from its gaps
+    (:func:`gap_outages`); without such a gap, a bounded catch-up leaves the agreement inconclusive (a note).
     """
     reading: Reading | None = None
     inferred: list[Event] = []
+    skew = timedelta(0)
     if executions is not None:
         reading = detect_meaning(executions, versions, grace, meaning)
         if reading.meaning is None:
             return Outcome(None, reading, list(outages))
+        skew = reading.skew
         fires = Plan(versions, {}, [v.settings.policy() for v in versions])
-        placed = [(f"execution {e.id}", attribute(e, reading.meaning, fires)[0], e.submitted) for e in executions]
+        placed = [
+            (f"execution {e.id}", attribute(e, reading.meaning, fires, skew)[0], e.submitted - skew) for e in executions
+        ]
+        inferred = infer_outages(placed, grace, start)
+    elif ledger is not None and any(row.submitted is not None for row in ledger):
+        fires = Plan(versions, {}, [v.settings.policy() for v in versions])
+        placed = [
+            (run.run_id, run.fire, row.submitted)
+            for row, run in zip(ledger, ledger_runs(ledger, fires), strict=True)
+            if row.submitted is not None
+        ]
         inferred = infer_outages(placed, grace, start)
     events = [*outages, *inferred]
     hops_plan = replay(versions, start, end, events)
+    from_gaps: list[Event] = []
+    notes: list[str] = []
     if executions is not None and reading is not None and reading.meaning is not None:
-        hops = execution_runs(executions, reading.meaning, hops_plan)
+        hops = execution_runs(executions, reading.meaning, hops_plan, skew)
     else:
         hops = ledger_runs(ledger or (), hops_plan)
+        if ledger is not None and not inferred and not outages and not outages_known:
+            bounds = [v.settings.policy().bound(v.settings.catchup) for v in versions]
+            from_gaps, open_end = gap_outages(hops_plan, {r.fire for r in hops if r.fire is not None}, bounds)
+            if from_gaps:
+                events += from_gaps
+                hops_plan = replay(versions, start, end, events)
+                hops = ledger_runs(ledger, hops_plan)
+            if open_end:
+                notes.append(
+                    "the ledger ends in a gap that an outage still being caught up after --to may explain; "
+                    "declare it with --hopsworks-outage FROM..TO, or compare up to the gap"
+                )
+            if not from_gaps and any(b is not None for b in bounds):
+                notes.append(
+                    "the ledger has no launch times (no SUBMITTED column): an outage whose catch-up kept every window "
+                    "it missed leaves no gap, and the catch-up bound then decides what Airflow runs; declare the "
+                    "outages with --hopsworks-outage FROM..TO, or --hopsworks-outage none when Hopsworks was up"
+                )
     air_plan = hops_plan if airflow_versions is None else replay(airflow_versions, start, end, events)
     air = list(airflow_runs) if airflow_runs is not None else replay_runs(air_plan, start, end)
     report = compare(start, end, hops_plan, air_plan, hops, air, accepted)
+    report.notes += notes
     if incomplete_note:
-        report.notes.append(incomplete_note)
-    return Outcome(report, reading, list(outages), inferred, hops)
+        report.incomplete.append(incomplete_note)
+    return Outcome(report, reading, list(outages), inferred, hops, from_gaps)

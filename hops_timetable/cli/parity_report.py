@@ -1,0 +1,218 @@
+"""What ``parity`` prints: the JSON document (format ``hops-timetable-parity/1``) and the text made from it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Final, TextIO
+
+from hops_timetable.cli.output import render_table
+from hops_timetable.core.parity.compare import Report, Row, SideRun
+from hops_timetable.core.parity.meaning import Reading, derived_values
+from hops_timetable.core.parity.sides import Outcome
+from hops_timetable.core.verdict import Verdict
+from hops_timetable.core.window import HopsWindow, format_hops_time
+
+__all__ = ["FORMAT", "document", "payload", "text_lines", "time_text", "write_json"]
+
+FORMAT: Final = "hops-timetable-parity/1"
+STATUS: Final = {Verdict.OK: "parity", Verdict.DIFFERENCES: "differences", Verdict.INCONCLUSIVE: "inconclusive"}
+DERIVED_MARK: Final = "~"
+_ROWS: Final = "\x00rows\x00"
+
+
+def write_json(data: dict[str, Any], report: Report | None, out: TextIO) -> None:
+    """The document *data* as ``json.dumps(..., indent=2)`` would write it, its rows made and written one by one."""
+    text = json.dumps(data, indent=2)
+    marker = f'"{json.dumps(_ROWS)[1:-1]}"'
+    head, _, tail = text.partition(marker)
+    out.write(head)
+    rows = [] if report is None else report.rows
+    if not rows:
+        out.write("[]")
+    else:
+        out.write("[")
+        for n, row in enumerate(rows):
+            body = json.dumps(_row(row), indent=2).replace("\n", "\n    ")
+            out.write(("," if n else "") + "\n    " + body)
+        out.write("\n  ]")
+    out.write(tail + "\n")
+
+
+def document(data: dict[str, Any], report: Report | None) -> dict[str, Any]:
+    """*data* with its rows, all in memory (for callers that want the whole document as one object)."""
+    return {**data, "rows": [] if report is None else [_row(r) for r in report.rows]}
+
+
+def _t(value: datetime | None) -> str | None:
+    """A time as ``...Z``, keeping milliseconds when there are some (a clamped first window starts at one)."""
+    if value is None:
+        return None
+    text = format_hops_time(value)
+    return text if not value.microsecond else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
+
+
+def _window(window: HopsWindow | None) -> dict[str, str | None] | None:
+    if window is None:
+        return None
+    return {
+        "HOPS_START_TIME": _t(window.start),
+        "HOPS_END_TIME": _t(window.end),
+        "HOPS_LOGICAL_DATE": _t(window.logical_date),
+    }
+
+
+def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: datetime) -> dict[str, Any]:
+    """The JSON document of *outcome* (docs/cli.md)."""
+    report, reading = outcome.report, outcome.reading
+    status = Verdict.INCONCLUSIVE if report is None else report.exit_status
+    sources = (
+        (outcome.outages, "declared"),
+        (outcome.inferred, "inferred from a late launch"),
+        (outcome.from_gaps, "inferred from a gap in the ledger"),
+    )
+    outages = [{"from": _t(e.start), "to": _t(e.end), "source": source} for events, source in sources for e in events]
+    derived = sorted({name for row in report.rows for name in row.derived}) if report is not None else []
+    return {
+        "format": FORMAT,
+        "inputs": inputs,
+        "range": {"from": _t(start), "to": _t(end)},
+        "start_time": None if reading is None else reading.as_json(),
+        "outages": outages,
+        "status": STATUS[status],
+        "exit": int(status),
+        "verdict": _verdict(report, reading),
+        "derived": derived,
+        "summary": {} if report is None else report.summary,
+        "rows": _ROWS,  # written one by one (write_json) or only those shown (text_lines): a million rows as dicts
+        # would take gigabytes
+        "manual": [] if report is None else [_side_run(side, run) for side, run in report.manual],
+        "unplaced": [] if report is None else [_side_run(side, run) for side, run in report.unplaced],
+        "notes": [] if report is None else [*report.incomplete, *report.notes],
+        "unused_acceptances": []
+        if report is None
+        else [{"fire": f, "status": s} for f, s in report.unused_acceptances],
+    }
+
+
+def _verdict(report: Report | None, reading: Reading | None) -> str:
+    if report is None:
+        return f"inconclusive: {reading.explain() if reading else 'no reading'}"
+    text = report.verdict()
+    derived = sorted({name for row in report.rows for name in row.derived})
+    if derived and report.rows:
+        text += f" ({' and '.join(derived)} of Hopsworks derived from the schedule, not observed)"
+    if reading is not None and reading.contradicted:
+        text += f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
+    return text
+
+
+def _row(row: Row) -> dict[str, Any]:
+    return {
+        "fire": _t(row.fire),
+        "status": row.status,
+        "hopsworks": _window(row.hopsworks),
+        "airflow": _window(row.airflow),
+        "hopsworks_derived": list(row.derived),
+        "hopsworks_runs": list(row.hopsworks_runs),
+        "airflow_runs": list(row.airflow_runs),
+        "how": row.how,
+        "hint": row.hint,
+        "explained_by": row.explained_by,
+        "why": row.why,
+        "accepted": row.accepted,
+    }
+
+
+def _side_run(side: str, run: SideRun) -> dict[str, Any]:
+    return {"side": side, "run_id": run.run_id, "window": _window(run.window), "why": run.why}
+
+
+def _span(window: dict[str, str | None] | None, derived: Sequence[str] = ()) -> str:
+    if window is None:
+        return "-"
+
+    def value(name: str) -> str:
+        return f"{DERIVED_MARK if name in derived else ''}{window[name]}"
+
+    return f"{value('HOPS_START_TIME')} .. {value('HOPS_END_TIME')}"
+
+
+def _detail(row: dict[str, Any]) -> str:
+    parts = [
+        row["how"],
+        row["hint"] and f"hint: {row['hint']}",
+        row["explained_by"] and f"explained by {row['explained_by']}",
+        row["why"],
+        row["accepted"] and f"accepted: {row['accepted']}",
+    ]
+    return "; ".join(p for p in parts if p)
+
+
+def _reading_lines(reading: Reading | None) -> list[str]:
+    if reading is None:
+        return []
+    lines = [reading.explain()]
+    if reading.contradicted:
+        lines.append(
+            f"warning: --start-time-meaning {reading.meaning} is contradicted by the data: "
+            f"{reading.votes[reading.leader or 'fire']} of {reading.on_time} on-time execution(s) fit "
+            f"{reading.leader}; the rows below read it as {reading.meaning}"
+        )
+    note = reading.skew_note()
+    lines += [note] if note else []
+    for o in reading.outliers[:20]:
+        fits = f"fits {o.fits}" if o.fits else "fits no meaning"
+        lines.append(
+            f"outlier: execution {o.execution}, on time for {_t(o.fire)}, has -start_time {_t(o.argument)} ({fits}); "
+            "compared as its argument says"
+        )
+    if reading.outliers_total > 20:
+        lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
+    return lines
+
+
+def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
+    """The text of the JSON document *data* of *outcome*: at most *limit* rows."""
+    lines = _reading_lines(outcome.reading)
+    lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in data["outages"]]
+    report = outcome.report
+    every: Sequence[Row] = [] if report is None else report.rows
+    if len(every) > limit:
+        every = [r for r in every if r.status not in ("match", "match_retried")][:limit]
+    shown = [_row(r) for r in every]
+    rows = [] if report is None else report.rows
+    if rows:
+        table = [
+            (r["fire"], r["status"], _span(r["hopsworks"], r["hopsworks_derived"]), _span(r["airflow"]), _detail(r))
+            for r in shown
+        ]
+        lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), table)]
+        if len(shown) < len(rows):
+            lines.append(f"... {len(rows) - len(shown)} more row(s), agreeing ones first left out (--json for all)")
+    if data["derived"] and outcome.reading is not None and outcome.reading.meaning is not None:
+        carried = " or ".join(derived_values(outcome.reading.meaning))
+        lines.append(
+            f"{DERIVED_MARK} derived from the schedule, not observed: -start_time read as {outcome.reading.meaning} "
+            f"carries no {carried}, and a fire without a successful run shows the schedule's window"
+        )
+    elif data["derived"]:
+        lines.append(f"{DERIVED_MARK} derived from the schedule, not observed: no successful run shows that window")
+    for entry in data["manual"]:
+        lines.append(f"manual run in {entry['side']}: {entry['run_id']} {_span(entry['window'])} (listed, not counted)")
+    for entry in data["unplaced"]:
+        lines.append(f"not placed on a fire, {entry['side']}: {entry['run_id']}: {entry['why']}")
+    for entry in data["unused_acceptances"]:
+        lines.append(f"accepted difference not seen: {entry['status']} at {entry['fire']}")
+    lines += [f"note: {note}" for note in data["notes"]]
+    if outcome.report is None:
+        return [*lines, "", data["verdict"]]
+    summary = ", ".join(f"{v} {k}" for k, v in data["summary"].items() if v)
+    lines += ["", f"summary: {summary or 'no fire in range'}", data["verdict"]]
+    return lines
+
+
+def time_text(value: datetime | None) -> str | None:
+    """A time as the document writes it."""
+    return _t(value)

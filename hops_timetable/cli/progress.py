@@ -1,0 +1,57 @@
+"""Progress of a long command on stderr: shown when stderr is a terminal, or with ``--progress``; never on stdout,
+so ``--json`` stays one document. Uses rich (installed with Airflow) when it is importable, plain lines otherwise."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+__all__ = ["Progress"]
+
+
+def _peak_mib() -> int:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform != "darwin" else peak // 2**20  # kilobytes on Linux, bytes on macOS
+
+
+class Progress:
+    """Steps of a command, each line with the seconds since the start; silent when not *enabled*."""
+
+    def __init__(self, enabled: bool, name: str = "parity") -> None:
+        self.enabled = enabled
+        self.name = name
+        self.began = time.monotonic()
+        self._console: Any = None
+        if enabled:
+            try:
+                from rich.console import Console
+            except ImportError:  # a command-line install without Airflow
+                self._console = None
+            else:
+                self._console = Console(stderr=True, highlight=False)
+
+    @classmethod
+    def for_args(cls, args: argparse.Namespace) -> Progress:
+        return cls(bool(getattr(args, "progress", False)) or sys.stderr.isatty())
+
+    def step(self, message: str) -> None:
+        if not self.enabled:
+            return
+        line = f"{self.name}: {message} ({time.monotonic() - self.began:.1f} s, peak {_peak_mib()} MiB)"
+        if self._console is not None:
+            self._console.print(line, style="dim", markup=False)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def count(self, what: str) -> Any:
+        """A callback for a loop: a line every time it is called (the loop calls it every so many items)."""
+        return lambda n: self.step(f"{n:,} {what} read")
+
+    def done(self) -> None:
+        self.step("done")
