@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from hops_timetable import _compat
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
+from hops_timetable.core.coverage.blocks import earliest_start
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc
 
@@ -215,12 +216,7 @@ class DagRuns:
 
     @property
     def earliest_start(self) -> datetime | None:
-        starts = [
-            as_utc(r.data_interval_start)
-            for r in self.records
-            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
-        ]
-        return min([*starts, *(b.first_start for b in self.blocks)], default=None)
+        return earliest_start(self.records, self.blocks)
 
 
 _KEPT: OrderedDict[str, _Folded] = OrderedDict()

@@ -168,6 +168,17 @@ class Blocks:
         self._ids = []
 
 
+def earliest_start(records: Iterable[RunRecord], blocks: Iterable[RunBlock]) -> datetime | None:
+    """The oldest data interval start of a scheduled or backfill run, kept whole or in a block (where a timeline
+    without a start begins)."""
+    starts = [
+        as_utc(r.data_interval_start)
+        for r in records
+        if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
+    ]
+    return min([*starts, *(b.first_start for b in blocks)], default=None)
+
+
 def split_blocks(blocks: Sequence[RunBlock], lo: datetime, hi: datetime, policy: CatchupPolicy) -> list[RunBlock]:
     """*blocks* without their fires in ``[lo, hi]`` (whose runs the caller reads whole instead)."""
     cron = policy.cron

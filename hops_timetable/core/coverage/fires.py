@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
-from hops_timetable.core.coverage.blocks import RunBlock
+from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
 from hops_timetable.core.coverage.runs import DONE_STATES, IN_FLIGHT_STATES, RunRecord, best_state, run_window
 from hops_timetable.core.coverage.spans import Span, inside, merge_spans, overlaps_and_duplicates
 from hops_timetable.core.decision import BY_DESIGN, Decision
@@ -115,12 +115,7 @@ class Rules:
     @property
     def earliest_start(self) -> datetime | None:
         """The oldest data interval start of a scheduled or backfill run (where a timeline without a start begins)."""
-        starts = [
-            as_utc(r.data_interval_start)
-            for r in self.records
-            if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
-        ]
-        return min([*starts, *(b.first_start for b in self.blocks[:1])], default=None)
+        return earliest_start(self.records, self.blocks)
 
     def block_at(self, fire: datetime) -> RunBlock | None:
         """The block with a run at *fire*, if any."""
