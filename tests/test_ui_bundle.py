@@ -20,6 +20,7 @@ BUNDLE = ROOT / "hops_timetable" / "ui" / "static" / "hopsworks-tab.js"
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.one_minor  # the bundle is the same for every Airflow minor: built once, on the development minor
 def test_the_committed_bundle_is_what_the_frontend_source_builds(tmp_path: Path) -> None:
     work = tmp_path / "frontend"
     shutil.copytree(FRONTEND, work, ignore=shutil.ignore_patterns("node_modules"))
