@@ -57,20 +57,20 @@ def check_with_croniter(cron: QuartzCron, name: str = "cron_expression") -> None
     :class:`~hops_timetable.core.validation.ArgumentError` of argument *name*; anything else passes unchecked."""
     if cron.dialect != "unix":
         return
-    problem = _problem(cron.source)
+    problem = _problem(cron.source, cron)
     if problem is not None:
         raise ArgumentError(name, cron.source, f"{name}={cron.source!r} is refused: {problem}")
 
 
 @functools.lru_cache(maxsize=256)
-def _problem(source: str) -> str | None:
+def _problem(source: str, cron: QuartzCron) -> str | None:
+    # Keyed by the text as well: two spellings of one parsed form are two strings croniter may read apart.
     from croniter import croniter
 
     try:
         croniter(source)
     except Exception as exc:  # every croniter release words its refusals with exception types of its own
-        return f"{_whose()} refuses it ({exc}); {_rewrite(source)}"
-    cron = QuartzCron(source)
+        return f"{_whose()} refuses it ({exc}); {_rewrite(cron)}"
     difference = _first_difference(source, cron, FIRST_FIRES, None)
     tokens = source.split()
     if difference is None and not all(_PLAIN_DAYS.fullmatch(tokens[i]) for i in (2, 4)):
@@ -81,7 +81,7 @@ def _problem(source: str) -> str | None:
     after, theirs, ours = difference
     return (
         f"{_whose()} fires it after {after} at {theirs}, where this package (which reads 5-field cron as "
-        f"croniter 6.2 and later do) fires at {ours}; {_rewrite(source)}"
+        f"croniter 6.2 and later do) fires at {ours}; {_rewrite(cron)}"
     )
 
 
@@ -116,8 +116,8 @@ def _shown(value: datetime | None) -> str:
     return "no fire" if value is None else format_hops_time(value)
 
 
-def _rewrite(source: str) -> str:
-    quartz = QuartzCron(source).expression
+def _rewrite(cron: QuartzCron) -> str:
+    quartz = cron.expression
     spelled = f" such as {quartz!r}," if len(quartz.split()) >= 6 else ""
     return (
         "install croniter 6.2 or later beside Airflow (Airflow 3.2 and later pin it), or write the schedule as a "
