@@ -28,6 +28,8 @@ import airflow
 from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
 from airflow.timetables.base import Timetable
 
+from hops_timetable.core.validation import HopsTimetableError
+
 if TYPE_CHECKING:
     from airflow.timetables.base import DagRunInfo, TimeRestriction
     from sqlalchemy.orm import Session
@@ -65,7 +67,7 @@ log = logging.getLogger(__name__)
 def _minor(version: str) -> tuple[int, int]:
     match = re.match(r"(\d+)\.(\d+)", version)
     if match is None:
-        raise RuntimeError(f"cannot read Airflow's version from {version!r}")
+        raise HopsTimetableError(f"cannot read Airflow's version from {version!r}")
     return int(match.group(1)), int(match.group(2))
 
 

@@ -297,3 +297,32 @@ def test_every_error_class_of_the_package_derives_from_its_base() -> None:
     assert (
         "hops_timetable.core.legacy_args.LegacyArgsError" in found and "hops_timetable.cli.errors.AuditError" in found
     )
+
+
+def test_the_package_raises_only_its_own_errors_and_protocol_ones() -> None:
+    """No ``raise ValueError(...)`` and the like: a caller's ``except HopsTimetableError`` must see every refusal.
+
+    Python's and the frameworks' protocols keep their own types: ``AttributeError`` from a module ``__getattr__``,
+    FastAPI's ``HTTPException`` from a route, ``AssertionError`` for what cannot happen. A builtin raised and caught
+    in the same function (to be turned into a package error there) is listed by name.
+    """
+    import builtins
+
+    protocol = {"AttributeError", "HTTPException", "AssertionError", "NotImplementedError", "StopIteration"}
+    caught_where_raised = {("core/time_text.py", "ValueError")}
+    builtin_errors = {
+        name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, Exception)
+    }
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):
+                continue
+            func = node.exc.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in protocol or (relative, name) in caught_where_raised:
+                continue
+            if name in builtin_errors:
+                wrong.append(f"{relative}:{node.lineno} raises {name}")
+    assert not wrong, wrong

@@ -110,7 +110,7 @@ def _literal(value: object) -> str:
         return f"datetime({', '.join(map(str, parts))}, tzinfo=timezone.utc)"
     if value is None or isinstance(value, (bool, int, str)):
         return repr(value)
-    raise TypeError(f"no literal for {type(value).__name__}")  # the importer builds no other values
+    raise AssertionError(f"no literal for {type(value).__name__}")  # the importer builds no other values
 
 
 # -- checking a generated file ------------------------------------------------------------------------------

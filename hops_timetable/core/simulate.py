@@ -30,6 +30,7 @@ from datetime import datetime
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.decision import BY_DESIGN, CATCH_UP_DROPS, Decision
+from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc
 
 __all__ = [
@@ -60,11 +61,13 @@ class Event:
 
     def __post_init__(self) -> None:
         if self.kind not in ("outage", "pause"):
-            raise ValueError(f"event kind {self.kind!r} is invalid: expected 'outage' or 'pause'")
+            raise ArgumentError("kind", self.kind, f"event kind {self.kind!r} is invalid: expected 'outage' or 'pause'")
         if as_utc(self.end) <= as_utc(self.start):
-            raise ValueError(
+            raise ArgumentError(
+                "end",
+                self.end,
                 f"{self.kind} {self.start.isoformat()}..{self.end.isoformat()} is empty: "
-                "its end must be after its start"
+                "its end must be after its start",
             )
 
 
@@ -175,11 +178,13 @@ def simulate(
     """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*; see the module docstring.
 
     Returns one row per run of consecutive fires in ``(start, until]`` that share a decision, in fire order.
-    Raises ``ValueError`` if *until* is not after *start*.
+    Raises :class:`ArgumentError` (a ``ValueError``) if *until* is not after *start*.
     """
     start, until = as_utc(start), as_utc(until)
     if until <= start:
-        raise ValueError(f"until={until.isoformat()} is not after start={start.isoformat()}: the timeline is empty")
+        raise ArgumentError(
+            "until", until, f"until={until.isoformat()} is not after start={start.isoformat()}: the timeline is empty"
+        )
     out = _Builder(policy)
     downs = [d for d in _merge(events) if d.end > start]
     if policy.start is not None and policy.start < start:
@@ -301,7 +306,7 @@ def created_fires(rows: Iterable[FireRow], cron: QuartzCron, limit: int = 1_000_
         fire: datetime | None = row.first
         while fire is not None and fire <= row.last:
             if len(fires) >= limit:
-                raise ValueError(f"more than limit={limit} created runs; narrow the timeline")
+                raise ArgumentError("limit", limit, f"more than limit={limit} created runs; narrow the timeline")
             fires.append(fire)
             fire = cron.next_after(fire)
     return fires

@@ -15,6 +15,7 @@ from typing import Any
 
 from hops_timetable._compat import executing_task, fail_without_retries
 from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, conf_with_form_window, resolve_run_window
+from hops_timetable.core.validation import ArgumentTypeError
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
@@ -195,9 +196,11 @@ def _merge_env_var_list(context: Mapping[str, Any], current: list[Any]) -> list[
         try:
             from kubernetes.client import models as k8s
         except ImportError as exc:
-            raise TypeError(
+            raise ArgumentTypeError(
+                "env",
+                current,
                 "inject_hops_env found an empty env list but cannot build V1EnvVar items: the kubernetes "
-                "package is not installed"
+                "package is not installed",
             ) from exc
         make = k8s.V1EnvVar
     kept = [item for item in current if item.name not in HOPS_ENV_KEYS]

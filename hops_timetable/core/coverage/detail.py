@@ -16,6 +16,7 @@ from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
+from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
 __all__ = ["Coverage", "coverage", "coverage_of", "page_of_fires", "span_of_fires", "timeline_begin"]
@@ -140,7 +141,7 @@ def coverage(
 
 def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, max_fires: int) -> Coverage:
     if max_fires < 1:
-        raise ValueError(f"max_fires={max_fires} is invalid: it must be >= 1")
+        raise ArgumentError("max_fires", max_fires, f"max_fires={max_fires} is invalid: it must be >= 1")
     policy = rules.policy
     now = rules.now
     begin = timeline_begin(policy, rules.earliest_start, since)

@@ -8,6 +8,7 @@ from datetime import date, datetime
 
 from hops_timetable.core.cron.fields import LAST_YEAR, UTC
 from hops_timetable.core.cron.form import MonthDays, WeekDays
+from hops_timetable.core.validation import ArgumentTypeError
 
 # (year, month, day, hour, minute, second)
 _Fields = tuple[int, int, int, int, int, int]
@@ -16,7 +17,7 @@ _Fields = tuple[int, int, int, int, int, int]
 def utc_fields(dt: datetime) -> tuple[_Fields, int]:
     """``dt`` (aware in any zone, or naive = UTC) as UTC fields, and its microseconds."""
     if not isinstance(dt, datetime):
-        raise TypeError(f"expected a datetime, got {type(dt).__name__} {dt!r}")
+        raise ArgumentTypeError("dt", dt, f"expected a datetime, got {type(dt).__name__} {dt!r}")
     tz = dt.tzinfo
     if tz is not None and tz is not UTC:
         off = dt.utcoffset()

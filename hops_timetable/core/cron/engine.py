@@ -16,6 +16,7 @@ from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set, _Field
 from hops_timetable.core.cron.fields import LAST_YEAR, MIN_YEAR, UTC, Dialect
 from hops_timetable.core.cron.form import MonthDays, ParsedCron, WeekDays
 from hops_timetable.core.cron.syntax import parse
+from hops_timetable.core.validation import ArgumentError
 
 __all__ = ["QuartzCron", "parse_shared"]
 
@@ -267,12 +268,11 @@ class QuartzCron:
     def nth_before(self, dt: datetime, n: int) -> datetime | None:
         """The ``n``-th fire strictly before ``dt`` (``n=1`` is :meth:`prev_before`); None if fewer precede it.
 
-        Every firing day fires at the same times of day, so the walk counts whole days at a time: the cost grows
-        with the number of firing days crossed, not with ``n``. This keeps a bounded catch-up after a long outage
-        as cheap as the steady state.
+        Every firing day fires at the same times of day, so the walk counts whole days: its cost grows with the
+        firing days crossed, not with ``n``, and a bounded catch-up after a long outage is as cheap as usual.
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be a whole number >= 1, got {n!r}")
+            raise ArgumentError("n", n, f"n must be a whole number >= 1, got {n!r}")
         fire = self.prev_before(dt)
         if fire is None or n == 1:
             return fire
