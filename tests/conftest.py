@@ -5,7 +5,7 @@ configuration once at import. Nothing here imports Airflow: the pure tests stay 
 the ``airflow_db`` fixture pay for a migrated metadata database.
 
 Hypothesis profiles: ``dev`` (the default) runs few examples per property so that a local run stays fast; ``ci``
-runs 5,000 per property and is selected with ``HYPOTHESIS_PROFILE=ci``. Neither has a deadline: a test never asserts
+runs 2,000 per property (unless a test names its own count) and is selected with ``HYPOTHESIS_PROFILE=ci``. Neither has a deadline: a test never asserts
 wall-clock time (a loaded CI machine made examples of 0.1 s take 1.8 s); unbounded work is refused by the size limits
 the fuzz targets check instead. A test that names its own count passes it through ``fuzzing.examples``: that
 count under ``ci``, a few under ``dev``.
@@ -37,7 +37,7 @@ settings.register_profile(
     "dev", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow]
 )
 settings.register_profile(
-    "ci", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+    "ci", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from hypothesis import given
+from fuzzing import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from runs_by_hand import HOURLY, START, at, scheduled
 from test_coverage_history import schedules
@@ -34,6 +35,7 @@ def _blocked(policy: CatchupPolicy, offset: int | None, runs: list[RunRecord], t
     return builder.finish()
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(schedules(), st.integers(0, 3))
 def test_blocks_read_exactly_as_the_runs_they_stand_for(
     case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime], tail: int

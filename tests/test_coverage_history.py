@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from hypothesis import given
+from fuzzing import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from runs_by_hand import HOURLY, QUARTER, START, at, manual, scheduled
 
@@ -41,6 +42,7 @@ def schedules(draw: st.DrawFn) -> tuple[CatchupPolicy, bool, int | None, list[Ru
     return policy, draw(st.booleans()), offset, runs, now
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(schedules())
 def test_history_in_stretches_says_what_coverage_says_fire_by_fire(
     case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime],

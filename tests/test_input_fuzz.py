@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from fuzzing import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hops_timetable.cli import main
@@ -137,6 +138,7 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(cli_arguments())
 def test_cli_arguments_work_or_exit_2_with_one_line(argv: list[str]) -> None:
     status, out, err = _run(argv)
@@ -158,6 +160,7 @@ def airflow_timetables() -> None:
     import airflow.timetables.trigger  # noqa: F401
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     st.sampled_from(["@daily", "@hourly", "*/5 * * * *", "0 0 29 2 *", "0 9 * * 1-5", "0 0 * ? * * *"])
     | st.text(max_size=12),
@@ -215,6 +218,7 @@ def _dumps(document: object) -> str:
     return json.dumps(document, allow_nan=True)
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(documents)
 def test_imported_json_gives_verified_dag_files_or_one_line_errors(document: object) -> None:
     try:
@@ -232,6 +236,7 @@ def test_imported_json_gives_verified_dag_files_or_one_line_errors(document: obj
             ast.parse(source)
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(documents)
 def test_cli_import_exits_0_or_2_and_writes_only_verified_files(document: object) -> None:
     with tempfile.TemporaryDirectory() as folder:

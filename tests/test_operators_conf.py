@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from fuzzing import examples
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import UTC, utc
 
@@ -283,6 +284,7 @@ def test_parser_raises_only_window_errors_and_accepts_only_what_python_reads_the
     assert CANONICAL.fullmatch(format_hops_time(parsed))
 
 
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.dictionaries(st.sampled_from(["start_time", "end_time", "logical_date", "other"]), near_iso | json_values))
 def test_conf_windows_are_either_rejected_or_emitted_canonically(raw: dict[str, Any]) -> None:
     try:
