@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
@@ -228,16 +228,14 @@ def _skew(
     return best[1], best[2], rival
 
 
-def _votes(
-    executions: Sequence[Execution],
+def _on_time(
+    executions: Iterable[Execution],
     versions: Sequence[ScheduleVersion],
     policies: Sequence[CatchupPolicy],
     skew: timedelta,
     grace: timedelta,
-) -> tuple[dict[str, int], list[tuple[Execution, datetime, str | None]]]:
-    """The votes of the on-time executions (submissions corrected by *skew*), and each with its fire and vote."""
-    votes = dict.fromkeys(MEANINGS, 0)
-    on_time: list[tuple[Execution, datetime, str | None]] = []
+) -> Iterator[tuple[Execution, datetime, str | None]]:
+    """The on-time executions (submissions corrected by *skew*), each with its fire and the meaning it votes for."""
     for execution in executions:
         if execution.start_time is None:
             continue
@@ -255,10 +253,20 @@ def _votes(
             fits = "next"
         elif arg < fire and _value("logical", policy, fire) == arg:
             fits = "logical"
-        if fits is not None:
+        yield execution, fire, fits
+
+
+def _votes(on_time: Iterable[tuple[Execution, datetime, str | None]]) -> tuple[dict[str, int], int, int]:
+    """The votes for each meaning, the number of on-time executions and how many of them fit no meaning."""
+    votes = dict.fromkeys(MEANINGS, 0)
+    count = undecided = 0
+    for _, _, fits in on_time:
+        count += 1
+        if fits is None:
+            undecided += 1
+        else:
             votes[fits] += 1
-        on_time.append((execution, fire, fits))
-    return votes, on_time
+    return votes, count, undecided
 
 
 def _leader(votes: dict[str, int], on_time: int) -> str | None:
@@ -276,16 +284,13 @@ def detect_meaning(
     *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
     skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    shown, shown_on_time = _votes(executions, versions, policies, skew, grace)
-    on_time = shown_on_time
+    shown, shown_on_time, undecided = _votes(_on_time(executions, versions, policies, skew, grace))
     if given is not None and rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
         skew = timedelta(0)
-        _, on_time = _votes(executions, versions, policies, skew, grace)
-    leader = _leader(shown, len(shown_on_time))
+    leader = _leader(shown, shown_on_time)
     if rival is not None and given in (best, rival):
         leader = given  # either reading fits the data: the stated one contradicts nothing
-    undecided = sum(1 for _, _, fits in shown_on_time if fits is None)
     meaning = given if given is not None else leader
     ambiguous = None
     if given is None and rival is not None:
@@ -297,28 +302,25 @@ def detect_meaning(
         )
     # An outlier names another fire than the one it was on time for; a logical date floored by a schedule edit
     # fits no meaning's value, yet names its own fire.
-    odd = [
-        (e, f, fits)
-        for e, f, fits in on_time
-        if meaning is not None
-        and fits != meaning
-        and e.start_time is not None
-        and _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, e.start_time) != f
-    ]
-    outliers = tuple(
-        Outlier(e.id, e.submitted - skew, f, e.start_time, fits)
-        for e, f, fits in odd[:MAX_OUTLIERS]
-        if e.start_time is not None
-    )
+    outliers: list[Outlier] = []
+    total = 0
+    for e, f, fits in _on_time(executions, versions, policies, skew, grace) if meaning is not None else ():
+        arg = e.start_time
+        if meaning is None or fits == meaning or arg is None:
+            continue
+        if _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
+            total += 1  # counted, the first MAX_OUTLIERS kept
+            if total <= MAX_OUTLIERS:
+                outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))
     return Reading(
         meaning,
         shown,
-        len(shown_on_time),
+        shown_on_time,
         undecided,
         given is not None,
         skew if meaning is not None else timedelta(0),
-        outliers,
-        len(odd),
+        tuple(outliers),
+        total,
         leader,
         ambiguous,
     )
