@@ -27,6 +27,7 @@ Pure: no Airflow import.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from collections import Counter
@@ -229,14 +230,17 @@ def _skew(
 
 
 def _on_time(
-    executions: Iterable[Execution],
+    executions: Sequence[Execution],
     versions: Sequence[ScheduleVersion],
     policies: Sequence[CatchupPolicy],
     skew: timedelta,
     grace: timedelta,
-) -> Iterator[tuple[Execution, datetime, str | None]]:
-    """The on-time executions (submissions corrected by *skew*), each with its fire and the meaning it votes for."""
-    for execution in executions:
+    only: Iterable[int] | None = None,
+) -> Iterator[tuple[int, Execution, datetime, str | None]]:
+    """The on-time executions (submissions corrected by *skew*; of those at the indices *only*, else of all), each
+    with its index, its fire and the meaning it votes for."""
+    for i in range(len(executions)) if only is None else only:
+        execution = executions[i]
         if execution.start_time is None:
             continue
         submitted = execution.submitted - skew
@@ -253,20 +257,19 @@ def _on_time(
             fits = "next"
         elif arg < fire and _value("logical", policy, fire) == arg:
             fits = "logical"
-        yield execution, fire, fits
+        yield i, execution, fire, fits
 
 
-def _votes(on_time: Iterable[tuple[Execution, datetime, str | None]]) -> tuple[dict[str, int], int, int]:
-    """The votes for each meaning, the number of on-time executions and how many of them fit no meaning."""
-    votes = dict.fromkeys(MEANINGS, 0)
-    count = undecided = 0
-    for _, _, fits in on_time:
-        count += 1
-        if fits is None:
-            undecided += 1
-        else:
-            votes[fits] += 1
-    return votes, count, undecided
+def _votes(
+    on_time: Iterable[tuple[int, Execution, datetime, str | None]],
+) -> tuple[dict[str, int], int, int, dict[str | None, array[int]]]:
+    """The votes for each meaning, the number of on-time executions, how many of them fit no meaning, and the
+    indices of those that voted for each meaning (``None``: for none)."""
+    voters: dict[str | None, array[int]] = {m: array("q") for m in (*MEANINGS, None)}
+    for i, _, _, fits in on_time:
+        voters[fits].append(i)
+    votes = {m: len(voters[m]) for m in MEANINGS}
+    return votes, sum(map(len, voters.values())), len(voters[None]), voters
 
 
 def _leader(votes: dict[str, int], on_time: int) -> str | None:
@@ -284,10 +287,11 @@ def detect_meaning(
     *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
     skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    shown, shown_on_time, undecided = _votes(_on_time(executions, versions, policies, skew, grace))
+    shown, shown_on_time, undecided, voters = _votes(_on_time(executions, versions, policies, skew, grace))
     if given is not None and rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
         skew = timedelta(0)
+        voters = _votes(_on_time(executions, versions, policies, skew, grace))[3]
     leader = _leader(shown, shown_on_time)
     if rival is not None and given in (best, rival):
         leader = given  # either reading fits the data: the stated one contradicts nothing
@@ -304,7 +308,8 @@ def detect_meaning(
     # fits no meaning's value, yet names its own fire.
     outliers: list[Outlier] = []
     total = 0
-    for e, f, fits in _on_time(executions, versions, policies, skew, grace) if meaning is not None else ():
+    others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning))) if meaning is not None else []
+    for _, e, f, fits in _on_time(executions, versions, policies, skew, grace, others):
         arg = e.start_time
         if meaning is None or fits == meaning or arg is None:
             continue

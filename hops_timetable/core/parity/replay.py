@@ -44,12 +44,19 @@ EXPLAINED_BY: Final = {
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One fire: its decision, the outage it fell into (if any), its HOPS window and the version in force."""
+    """One fire: its decision, the outage it fell into (if any), the version in force, and its HOPS window
+    (:attr:`window`: from its interval's start, in microseconds, and the version's offset; made when read)."""
 
     decision: Decision
     event: str | None
-    window: HopsWindow
     version: int
+    fire: datetime
+    interval_start: int
+    offset: int | None
+
+    @property
+    def window(self) -> HopsWindow:
+        return hops_window(from_us(self.interval_start), self.fire, self.offset)
 
     @property
     def created(self) -> bool:
@@ -90,8 +97,7 @@ class Fires(Mapping[datetime, Planned]):
 
     def _planned(self, i: int, fire: datetime) -> Planned:
         decision, event, version = self._kinds[self._kind[i]]
-        window = hops_window(from_us(self._start[i]), fire, self._offsets[version])
-        return Planned(decision, event, window, version)
+        return Planned(decision, event, version, fire, self._start[i], self._offsets[version])
 
     def _find(self, fire: datetime) -> int:
         at = to_us(fire)
