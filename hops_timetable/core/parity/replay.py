@@ -87,7 +87,7 @@ class Fires(Mapping[datetime, Planned]):
         """Add *fire*, later than every fire added before."""
         at = to_us(fire)
         if self._fire and at <= self._fire[-1]:
-            raise ValueError(f"fire {fire.isoformat()} is not after the fires already planned")
+            raise AssertionError(f"fire {fire.isoformat()} is not after the fires already planned")
         kind = (decision, event, version)
         self._fire.append(at)
         self._start.append(to_us(interval_start))
