@@ -23,14 +23,12 @@ from hops_timetable.core.json_input import load_json
 from hops_timetable.core.parity.compare import Report, SideRun, compare
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
-    MAX_LEDGER_CHARS,
     Execution,
-    LedgerRow,
     ScheduleVersion,
     load_executions,
-    load_ledger,
     load_schedule_versions,
 )
+from hops_timetable.core.parity.ledger import LedgerRow, load_ledger
 from hops_timetable.core.parity.meaning import DEFAULT_GRACE
 from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
@@ -115,7 +113,7 @@ def hopsworks_windows(
     events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
     if isinstance(executions, (str, os.PathLike)) and os.fspath(executions).endswith(".csv"):
         with open(executions, encoding="utf-8") as fh:
-            rows = tuple(load_ledger(fh.read(MAX_LEDGER_CHARS + 1), os.fspath(executions)))
+            rows = tuple(load_ledger(fh, os.fspath(executions)))
         side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
     else:
         export = load_executions(_json(executions, "executions"), "executions")

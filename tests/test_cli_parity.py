@@ -459,3 +459,47 @@ def test_the_json_written_row_by_row_is_json_dumps_of_the_whole_document(
     assert data["rows"] and status == data["exit"] and out == json.dumps(data, indent=2) + "\n"
     _, empty, _ = run(capsys, *args_for(scenario, "fire", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:30Z"))
     assert "no fire in range" in empty
+
+
+@pytest.mark.parametrize("scenario", ["one_outlier", "schedule_edit", "manual_with_window", "catchup_burst"])
+def test_executions_listed_in_any_order_give_the_same_rows(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, scenario: str
+) -> None:
+    """The listing reversed, and every id replaced so that the ids run against the fires: the runs are put on
+    their fires, and merged with the replay, whatever order they come in."""
+    source = json.loads((DATA / scenario / "executions-fire.json").read_text())
+    pages = source if isinstance(source, list) else [source]
+    for page in pages:
+        page["items"] = [{**item, "id": 10**6 - item["id"]} for item in reversed(page.get("items", []))]
+    shuffled = tmp_path / "executions.json"
+    shuffled.write_text(json.dumps(pages[::-1] if isinstance(source, list) else pages[0]))
+    argv = args_for(scenario, "fire")
+    status, data = run_json(capsys, *argv)
+    argv[argv.index("--hopsworks-executions") + 1] = str(shuffled)
+    shuffled_status, shuffled_data = run_json(capsys, *argv)
+
+    def renamed(run_id: str) -> str:
+        kind, _, number = run_id.rpartition(" ")
+        return f"{kind} {10**6 - int(number)}" if kind == "execution" else run_id
+
+    expected = [{**row, "hopsworks_runs": sorted(map(renamed, row["hopsworks_runs"]))} for row in data["rows"]]
+    got = [{**row, "hopsworks_runs": sorted(row["hopsworks_runs"])} for row in shuffled_data["rows"]]
+    assert data["rows"] and shuffled_status == status and got == expected
+    assert shuffled_data["summary"] == data["summary"] and shuffled_data["verdict"] == data["verdict"]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7])
+def test_a_ledger_is_read_row_by_row_in_chunks_of_any_size(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Windows-style line ends, and an ID quoted across two lines: the ledger read a few bytes at a time gives the
+    rows read whole."""
+    rows = _hour_rows(list(range(11, 18)), "ID,HOPS_START_TIME,HOPS_END_TIME")
+    rows = [rows[0], *(f'"run\n{n}",{row}' for n, row in enumerate(rows[1:]))]
+    argv = _ledger_argv(tmp_path, rows)
+    ledger = Path(argv[argv.index("--hopsworks-executions") + 1])
+    ledger.write_bytes(ledger.read_bytes().replace(b"Z\n", b"Z\r\n"))
+    status, whole = run_json(capsys, *argv)
+    assert ["ledger run\n0"] in [r["hopsworks_runs"] for r in whole["rows"]]
+    monkeypatch.setattr("hops_timetable.cli.parity._Reader.CHUNK", chunk)
+    assert run_json(capsys, *argv) == (status, whole)

@@ -27,12 +27,11 @@ from hops_timetable.core.offset_model import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
-    MAX_LEDGER_CHARS,
     ScheduleVersion,
-    load_ledger,
     load_schedule_versions,
     read_executions,
 )
+from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, load_ledger
 from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
@@ -96,6 +95,15 @@ class _Reader:
     def first(self) -> str:
         """The first character that is not whitespace ('' for an empty file)."""
         return self.head.lstrip()[:1]
+
+    def lines(self) -> Iterator[str]:
+        """The text line by line, each with its ``\n`` (a CSV field may hold other line breaks)."""
+        rest = ""
+        for chunk in self.chunks():
+            *whole, rest = (rest + chunk).split("\n")
+            yield from (line + "\n" for line in whole)
+        if rest:
+            yield rest
 
     def chunks(self) -> Iterator[str]:
         with self.file:
@@ -213,8 +221,8 @@ def cmd_parity(args: argparse.Namespace) -> int:
                 "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
             )
     else:
-        reader.limit = MAX_LEDGER_CHARS  # a ledger is held whole while read
-        ledger = load_ledger("".join(reader.chunks()), args.hopsworks_executions)
+        reader.limit = MAX_LEDGER_CHARS
+        ledger = load_ledger(reader.lines(), args.hopsworks_executions)
     inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": reader.sha256.hexdigest()}
     progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")
     accepted: dict[tuple[datetime, str], str] = {}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Final, TextIO
 
 from hops_timetable.cli.output import render_table
-from hops_timetable.core.parity.compare import Report, Row, SideRun
+from hops_timetable.core.parity.compare import AGREE, Report, Row, SideRun
 from hops_timetable.core.parity.meaning import Reading, derived_values
 from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.verdict import Verdict
@@ -73,7 +74,7 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         (outcome.from_gaps, "inferred from a gap in the ledger"),
     )
     outages = [{"from": _t(e.start), "to": _t(e.end), "source": source} for events, source in sources for e in events]
-    derived = sorted({name for row in report.rows for name in row.derived}) if report is not None else []
+    derived = list(report.tally.derived) if report is not None else []
     return {
         "format": FORMAT,
         "inputs": inputs,
@@ -100,8 +101,8 @@ def _verdict(report: Report | None, reading: Reading | None) -> str:
     if report is None:
         return f"inconclusive: {reading.explain() if reading else 'no reading'}"
     text = report.verdict()
-    derived = sorted({name for row in report.rows for name in row.derived})
-    if derived and report.rows:
+    derived = report.tally.derived
+    if derived and report.tally.rows:
         text += f" ({' and '.join(derived)} of Hopsworks derived from the schedule, not observed)"
     if reading is not None and reading.contradicted:
         text += f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
@@ -178,19 +179,19 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     lines = _reading_lines(outcome.reading)
     lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in data["outages"]]
     report = outcome.report
-    every: Sequence[Row] = [] if report is None else report.rows
-    if len(every) > limit:
-        every = [r for r in every if r.status not in ("match", "match_retried")][:limit]
+    every: Iterable[Row] = [] if report is None else report.rows
+    rows = 0 if report is None else report.tally.rows
+    if rows > limit:
+        every = itertools.islice((r for r in every if r.status not in AGREE), limit)
     shown = [_row(r) for r in every]
-    rows = [] if report is None else report.rows
     if rows:
         table = [
             (r["fire"], r["status"], _span(r["hopsworks"], r["hopsworks_derived"]), _span(r["airflow"]), _detail(r))
             for r in shown
         ]
         lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), table)]
-        if len(shown) < len(rows):
-            lines.append(f"... {len(rows) - len(shown)} more row(s), agreeing ones first left out (--json for all)")
+        if len(shown) < rows:
+            lines.append(f"... {rows - len(shown)} more row(s), agreeing ones first left out (--json for all)")
     if data["derived"] and outcome.reading is not None and outcome.reading.meaning is not None:
         carried = " or ".join(derived_values(outcome.reading.meaning))
         lines.append(

@@ -1,6 +1,6 @@
 """Parity between what Hopsworks executed and what Airflow runs: one module per step.
 
-``exports`` reads Hopsworks' exports, ``replay`` makes a schedule's plan of a range, ``meaning`` reads
+``exports`` and ``ledger`` read Hopsworks' exports, ``replay`` makes a schedule's plan of a range, ``meaning`` reads
 ``-start_time``, ``compare`` classifies each fire, ``sides`` puts them together (:func:`parity`). Pure: no Airflow.
 """
 
@@ -10,12 +10,11 @@ from hops_timetable.core.parity.compare import CLASSES, Report, Row, SideRun, co
 from hops_timetable.core.parity.exports import (
     Execution,
     ExecutionsExport,
-    LedgerRow,
     ScheduleVersion,
     load_executions,
-    load_ledger,
     load_schedule_versions,
 )
+from hops_timetable.core.parity.ledger import LedgerRow, load_ledger
 from hops_timetable.core.parity.meaning import MEANINGS, Reading, detect_meaning
 from hops_timetable.core.parity.replay import Plan, replay
 from hops_timetable.core.parity.sides import Outcome, parity

@@ -19,17 +19,22 @@ Manual runs without a window are listed, never counted. Linear in the number of 
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import cached_property
+from operator import attrgetter, itemgetter
 from typing import Final
 
+from hops_timetable.core.parity.packed import Lazy, Ordered
 from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HopsWindow
 
-__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
+__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "Tally", "compare"]
 
 CLASSES: Final = (
     "match",
@@ -90,52 +95,81 @@ class Report:
 
     ``notes`` keep an agreement from being a verdict (exit 4) but leave differences differences; ``incomplete``
     says the export lacks data any row may depend on (a missing page): nothing is decided, not even a difference.
+    The rows of :func:`compare` are made again each time they are read (a million rows held would take hundreds of
+    megabytes); what the verdict needs of them is counted once (:attr:`tally`).
     """
 
     start: datetime
     end: datetime
-    rows: list[Row]
+    rows: Sequence[Row]
     manual: list[tuple[str, SideRun]] = field(default_factory=list)
     unplaced: list[tuple[str, SideRun]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unused_acceptances: list[tuple[str, str]] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
 
+    @cached_property
+    def tally(self) -> Tally:
+        """The rows counted by status, the differences, and the derived values shown, in one reading of them."""
+        return Tally.of(self.rows)
+
     @property
     def summary(self) -> dict[str, int]:
-        counts = Counter(row.status for row in self.rows)
-        return {name: counts.get(name, 0) for name in CLASSES}
+        return dict(self.tally.summary)
 
     @property
     def exit_status(self) -> Verdict:
+        tally = self.tally
         if self.incomplete:
             return Verdict.INCONCLUSIVE
-        if any(row.counts_as_difference for row in self.rows):
+        if tally.differ:
             return Verdict.DIFFERENCES
-        undecided = any(row.status in INCONCLUSIVE for row in self.rows)
-        if undecided or self.unplaced or self.notes or not self.rows:
+        undecided = any(tally.summary[name] for name in INCONCLUSIVE)
+        if undecided or self.unplaced or self.notes or not tally.rows:
             return Verdict.INCONCLUSIVE
         return Verdict.OK
 
     def verdict(self) -> str:
         status = self.exit_status
-        s = self.summary
+        s, n = self.summary, self.tally.rows
         agree = s["match"] + s["match_retried"]
         if status == Verdict.OK:
             retried = f" ({s['match_retried']} after a retry)" if s["match_retried"] else ""
-            return f"parity: all {len(self.rows)} fire(s) agree{retried}"
+            return f"parity: all {n} fire(s) agree{retried}"
         if status == Verdict.DIFFERENCES:
-            n = sum(1 for r in self.rows if r.counts_as_difference)
             kinds = ", ".join(f"{v} {k}" for k, v in s.items() if v and k not in AGREE)
-            return f"differences: {n} of {len(self.rows)} fire(s) differ ({kinds}); {agree} agree"
+            return f"differences: {self.tally.differ} of {n} fire(s) differ ({kinds}); {agree} agree"
         why = list(self.incomplete)
-        differ = sum(1 for r in self.rows if r.counts_as_difference)
-        if self.incomplete and differ:
-            why.append(f"{differ} fire(s) differ, which the executions missing from the export may explain")
+        if self.incomplete and self.tally.differ:
+            why.append(f"{self.tally.differ} fire(s) differ, which the executions missing from the export may explain")
         why += [f"{v} {k}" for k, v in s.items() if v and k in INCONCLUSIVE]
         why += [f"{len(self.unplaced)} execution(s) not placed on a fire"] if self.unplaced else []
-        why += self.notes + (["no fire in range"] if not self.rows else [])
-        return f"inconclusive: {'; '.join(why)}; {agree} of {len(self.rows)} fire(s) agree"
+        why += self.notes + (["no fire in range"] if not n else [])
+        return f"inconclusive: {'; '.join(why)}; {agree} of {n} fire(s) agree"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the verdict needs of the rows: their number by status, how many differ, the derived values shown."""
+
+    summary: dict[str, int]
+    differ: int
+    derived: tuple[str, ...]
+
+    @classmethod
+    def of(cls, rows: Iterable[Row]) -> Tally:
+        counts: Counter[str] = Counter()
+        differ = 0
+        derived: set[str] = set()
+        for row in rows:
+            counts[row.status] += 1
+            differ += row.counts_as_difference
+            derived.update(row.derived)
+        return cls({name: counts.get(name, 0) for name in CLASSES}, differ, tuple(sorted(derived)))
+
+    @property
+    def rows(self) -> int:
+        return sum(self.summary.values())
 
 
 def compare(
@@ -147,43 +181,98 @@ def compare(
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
-    """The report of the two sides over ``[start, end)``; see the module docstring."""
+    """The report of the two sides over ``[start, end)``; see the module docstring.
+
+    The rows are made in fire order by merging the plans' fires and each side's runs, all in fire order: runs that
+    are not (a live Airflow's, a ledger's) are sorted first. Nothing is looked up in a table of every fire.
+    """
     report = Report(start, end, [])
-    # One run per fire is the rule: kept alone, a list only for a second (a million one-item lists cost 90 MB).
-    by_fire: dict[str, dict[datetime, SideRun | list[SideRun]]] = {"hopsworks": {}, "airflow": {}}
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
+    placed: dict[str, Sequence[SideRun]] = {}
     for side, runs in (("hopsworks", hopsworks), ("airflow", airflow)):
+        ordered, previous = True, None
         for run in runs:
+            if run.fire is not None and isinstance(runs, Ordered):
+                break  # the rest are placed, in fire order
             if run.fire is None:
                 if run.window is not None:
                     covering[side].setdefault(_span(run.window), run.run_id)
                 (report.unplaced if run.why and not run.why.startswith("manual") else report.manual).append((side, run))
             elif start <= run.fire < end:
-                known = by_fire[side].setdefault(run.fire, run)
-                if known is not run:
-                    by_fire[side][run.fire] = [*known, run] if isinstance(known, list) else [known, run]
+                ordered = ordered and (previous is None or previous <= run.fire)
+                previous = run.fire
+        placed[side] = runs if ordered else sorted(_in_range(runs, start, end), key=attrgetter("fire"))
     plans = {"hopsworks": hopsworks_plan, "airflow": airflow_plan}
-    fires = set(by_fire["hopsworks"]) | set(by_fire["airflow"])
-    for plan in (hopsworks_plan, airflow_plan):
-        if plan is not None:
-            fires.update(f for f, p in plan.fires.items() if p.explained_by not in _INELIGIBLE and start <= f < end)
-    pending = dict(accepted or {})
-    for fire in sorted(fires):
-        planned = {side: None if plan is None else plan.fires.get(fire) for side, plan in plans.items()}
-        row = _classify(fire, _runs(by_fire["hopsworks"], fire), _runs(by_fire["airflow"], fire), planned, covering)
-        reason = pending.pop((fire, row.status), None)
-        report.rows.append(row if reason is None else _with(row, accepted=reason))
-    report.unused_acceptances = [(f.isoformat(), s) for f, s in pending]
+
+    def rows() -> Iterator[Row]:
+        pending = dict(accepted or {})
+        for fire, hops, air, planned in _merged(start, end, plans, placed["hopsworks"], placed["airflow"]):
+            row = _classify(fire, hops, air, planned, covering)
+            reason = pending.pop((fire, row.status), None)
+            yield row if reason is None else _with(row, accepted=reason)
+
+    unused = dict(accepted or {})
+
+    def counted() -> Iterator[Row]:
+        for row in rows():
+            unused.pop((row.fire, row.status), None)
+            yield row
+
+    # One reading of the rows for what the verdict needs of them; the output reads them again.
+    report.tally = Tally.of(counted())
+    report.rows = Lazy(rows, report.tally.rows)
+    report.unused_acceptances = [(f.isoformat(), s) for f, s in unused]
     return report
+
+
+def _in_range(runs: Iterable[SideRun], start: datetime, end: datetime) -> Iterator[SideRun]:
+    return (r for r in runs if r.fire is not None and start <= r.fire < end)
+
+
+_Planned = dict[str, Planned | None]
+_FIRST = itemgetter(0)
+
+
+def _merged(
+    start: datetime,
+    end: datetime,
+    plans: Mapping[str, Plan | None],
+    hopsworks: Iterable[SideRun],
+    airflow: Iterable[SideRun],
+) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
+    """Each fire that a plan does not leave out as ineligible, or that a run was for, with the runs of each side
+    and what each plan makes of it, in fire order."""
+    # Tagged by source, numbered within it: merged by comparing tuples (in C), never the items.
+    streams: list[Iterator[tuple[datetime, int, int, object]]] = [
+        ((r.fire, 0, n, r) for n, r in enumerate(_in_range(hopsworks, start, end))),  # type: ignore[misc]
+        ((r.fire, 1, n, r) for n, r in enumerate(_in_range(airflow, start, end))),  # type: ignore[misc]
+    ]
+    shared = plans["airflow"] is plans["hopsworks"]
+    for tag, plan in enumerate(plans.values(), start=2):
+        if plan is not None and not (shared and tag == 3):
+            streams.append(_tagged(plan, tag, start, end))
+    for fire, group in itertools.groupby(heapq.merge(*streams), key=_FIRST):
+        hops: list[SideRun] = []
+        air: list[SideRun] = []
+        planned: _Planned = {"hopsworks": None, "airflow": None}
+        for _, tag, _, item in group:
+            if tag < 2:
+                (hops if tag == 0 else air).append(item)  # type: ignore[arg-type]
+            else:
+                planned["hopsworks" if tag == 2 else "airflow"] = item  # type: ignore[assignment]
+        if shared:
+            planned["airflow"] = planned["hopsworks"]
+        eligible = any(p is not None and p.explained_by not in _INELIGIBLE for p in planned.values())
+        if hops or air or eligible:
+            yield fire, hops, air, planned
+
+
+def _tagged(plan: Plan, tag: int, start: datetime, end: datetime) -> Iterator[tuple[datetime, int, int, object]]:
+    return ((f, tag, 0, p) for f, p in plan.fires.items() if start <= f < end)
 
 
 _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
 _ALL_DERIVED: Final = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
-
-
-def _runs(by_fire: Mapping[datetime, SideRun | list[SideRun]], fire: datetime) -> list[SideRun]:
-    found = by_fire.get(fire)
-    return [] if found is None else found if isinstance(found, list) else [found]
 
 
 def _with(row: Row, **changes: object) -> Row:

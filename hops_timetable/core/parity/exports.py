@@ -10,24 +10,23 @@ names the file, the field, the value and what would be valid (:class:`ArgumentEr
 * Executions are the REST listing ``{"items": [...], "count": n}`` (``items`` absent when empty), or a list of such
   pages. Pages are merged by ``id``: a failed execution re-run in place keeps its id, submission time and arguments
   and counts ``rerunCount`` up, so the copy with the highest ``rerunCount`` (then a final state) is the newest.
-* A ledger is CSV with a header holding ``HOPS_START_TIME`` and ``HOPS_END_TIME`` (optionally ``HOPS_LOGICAL_DATE``,
-  ``ID``, ``STATE`` and ``SUBMITTED``, when the run started): the windows a job recorded itself.
+* A ledger of windows a job recorded itself is read by :mod:`hops_timetable.core.parity.ledger`.
 
 Pure: no Airflow import.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, TypeVar
+from typing import Final, TypeVar, overload
 
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
+from hops_timetable.core.parity.packed import NO_TIME, from_us, to_us
 from hops_timetable.core.parity.stream import Event, events
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import parse_time
@@ -36,13 +35,10 @@ from hops_timetable.core.validation import ArgumentError, check_epoch_millis, sh
 __all__ = [
     "MAX_EXECUTIONS",
     "MAX_EXPORT_CHARS",
-    "MAX_LEDGER_CHARS",
     "Execution",
     "ExecutionsExport",
-    "LedgerRow",
     "ScheduleVersion",
     "load_executions",
-    "load_ledger",
     "load_schedule_versions",
     "read_executions",
 ]
@@ -50,8 +46,6 @@ __all__ = [
 MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
 """The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
 each) with room to spare; it is read piece by piece (:func:`read_executions`), so its size costs no memory."""
-MAX_LEDGER_CHARS: Final = 512 * 1024 * 1024
-"""The largest CSV ledger read: 512 MiB, held in memory while read."""
 MAX_EXECUTIONS: Final = 1_000_000
 """The most executions (or ledger rows) read; Hopsworks keeps 10,000 per job by default."""
 MAX_VERSIONS: Final = 1_000
@@ -149,11 +143,73 @@ class Execution:
         return "succeeded"
 
 
+class _Stored(Sequence[Execution]):
+    """Executions held as numbers, about 30 bytes each (a million as objects take over 200 MB): id, submission and
+    argument in microseconds, and an index into the few (state, finalStatus, rerunCount) kinds. Each
+    :class:`Execution` is made when read."""
+
+    def __init__(self) -> None:
+        self.ids, self.submitted, self.start, self.kind = array("q"), array("q"), array("q"), array("L")
+        self.kinds: list[tuple[str, str | None, int]] = []
+        self.known: dict[tuple[str, str | None, int], int] = {}
+
+    def put(self, execution: Execution, at: int | None = None) -> None:
+        """Append *execution*, or store it in place of the one at *at*."""
+        kind = (execution.state, execution.final_status, execution.rerun_count)
+        if kind not in self.known:
+            self.known[kind] = len(self.kinds)
+            self.kinds.append(kind)
+        start = NO_TIME if execution.start_time is None else to_us(execution.start_time)
+        values = (execution.id, to_us(execution.submitted), start, self.known[kind])
+        for column, value in zip(self.columns, values, strict=True):
+            if at is None:
+                column.append(value)
+            else:
+                column[at] = value
+
+    @property
+    def columns(self) -> tuple[array[int], ...]:
+        return self.ids, self.submitted, self.start, self.kind
+
+    def by_id(self) -> _Stored:
+        """The same executions in the order of their ids."""
+        if all(a < b for a, b in itertools.pairwise(self.ids)):
+            return self
+        order = sorted(range(len(self.ids)), key=self.ids.__getitem__)
+        out = _Stored()
+        out.kinds, out.known = self.kinds, self.known
+        for mine, theirs in zip(self.columns, out.columns, strict=True):
+            theirs.extend(mine[i] for i in order)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @overload
+    def __getitem__(self, i: int) -> Execution: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Execution]: ...
+
+    def __getitem__(self, i: int | slice) -> Execution | list[Execution]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        state, final, reruns = self.kinds[self.kind[i]]
+        start = self.start[i]
+        arg = None if start == NO_TIME else from_us(start)
+        return Execution(self.ids[i], from_us(self.submitted[i]), state, final, arg, reruns)
+
+
 @dataclass(frozen=True, slots=True)
 class ExecutionsExport:
     """The merged executions (by id), the largest ``count`` the pages declared, and how many copies were merged."""
 
-    executions: list[Execution]
+    executions: Sequence[Execution]
     declared_count: int | None
     merged_copies: int
 
@@ -194,7 +250,8 @@ def _events_of(data: object) -> Iterator[Event]:
 
 
 def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], None] | None) -> ExecutionsExport:
-    found: dict[int, Execution] = {}
+    found: dict[int, int] = {}  # id -> where it is stored: only while reading
+    stored = _Stored()
     declared: int | None = None
     copies = index = 0
     for event in stream:
@@ -221,16 +278,20 @@ def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], Non
             index += 1
             if progress is not None and (copies + len(found) + 1) % PROGRESS_EVERY == 0:
                 progress(copies + len(found) + 1)
-            known = found.get(execution.id)
-            if known is not None:
+            at = found.get(execution.id)
+            if at is not None:
                 copies += 1
-                execution = max(known, execution, key=_newest_first)
-            elif len(found) >= MAX_EXECUTIONS:
+                if _newest_first(execution) > _newest_first(stored[at]):
+                    stored.put(execution, at)
+                continue
+            if len(found) >= MAX_EXECUTIONS:
                 raise ArgumentError(
                     "items", None, f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
                 )
-            found[execution.id] = execution
-    return ExecutionsExport(sorted(found.values(), key=lambda e: e.id), declared, copies)
+            found[execution.id] = len(stored)
+            stored.put(execution)
+    del found
+    return ExecutionsExport(stored.by_id(), declared, copies)
 
 
 def _newest_first(e: Execution) -> tuple[int, bool, str, str, str]:
@@ -271,73 +332,3 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
     at = len(tokens) - 1 - tokens[::-1].index("-start_time")
     value = tokens[at + 1] if at + 1 < len(tokens) else None
     return _checked(where, lambda: parse_time("-start_time", value, strict=True))
-
-
-# -- ledger ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerRow:
-    """One window a job recorded; ``logical_date`` only when the ledger has that column."""
-
-    id: str
-    start: datetime
-    end: datetime
-    logical_date: datetime | None
-    outcome: str = "succeeded"
-    submitted: datetime | None = None
-
-
-_LEDGER_STATES = {"SUCCEEDED": "succeeded", "SUCCESS": "succeeded", "FINISHED": "succeeded", "FAILED": "failed"}
-
-
-def load_ledger(text: str, source: str) -> list[LedgerRow]:
-    """The rows of a CSV ledger; see the module docstring. ``STATE`` may be SUCCEEDED, FINISHED, FAILED or RUNNING."""
-    if len(text) > MAX_LEDGER_CHARS:
-        raise ArgumentError(source, None, f"{source} is larger than {MAX_LEDGER_CHARS:,} characters")
-    reader = csv.reader(io.StringIO(text))
-    header = [h.strip().upper() for h in next(reader, [])]
-    missing = [k for k in ("HOPS_START_TIME", "HOPS_END_TIME") if k not in header]
-    if missing:
-        raise ArgumentError(
-            "header",
-            header,
-            f"{source}: the CSV header {short_repr(header, 80)} lacks {', '.join(missing)}; expected "
-            "HOPS_START_TIME,HOPS_END_TIME[,HOPS_LOGICAL_DATE,ID,STATE,SUBMITTED]",
-        )
-    column = {name: i for i, name in enumerate(header)}
-    rows: list[LedgerRow] = []
-    for n, record in enumerate(_rows(reader, source), start=2):
-        where = f"{source}: line {n}"
-        if len(record) != len(header):
-            raise ArgumentError("row", record, f"{where}: {len(record)} fields, the header has {len(header)}")
-        start = _cell(where, record, column, "HOPS_START_TIME")
-        end = _cell(where, record, column, "HOPS_END_TIME")
-        logical = None
-        if "HOPS_LOGICAL_DATE" in column:
-            logical = _cell(where, record, column, "HOPS_LOGICAL_DATE")
-        state = record[column["STATE"]].strip().upper() if "STATE" in column else "SUCCEEDED"
-        outcome = _LEDGER_STATES.get(state, "running" if state == "RUNNING" else "")
-        if not outcome:
-            raise ArgumentError(
-                "STATE",
-                state,
-                f"{where}: STATE={short_repr(state)} is invalid: expected SUCCEEDED, FINISHED, FAILED or RUNNING",
-            )
-        ident = record[column["ID"]].strip() if "ID" in column else f"line {n}"
-        submitted = _cell(where, record, column, "SUBMITTED") if "SUBMITTED" in column else None
-        rows.append(LedgerRow(ident[:64], start, end, logical, outcome, submitted))
-    return rows
-
-
-def _cell(where: str, record: list[str], column: dict[str, int], key: str) -> datetime:
-    text = record[column[key]].strip()
-    return _checked(where, lambda: parse_time(key, text, strict=True))
-
-
-def _rows(reader: Iterable[list[str]], source: str) -> Iterable[list[str]]:
-    for count, record in enumerate(reader):
-        if count >= MAX_EXECUTIONS:
-            raise ArgumentError(source, None, f"{source}: more than {MAX_EXECUTIONS:,} rows; split the range")
-        if record:
-            yield record

@@ -27,10 +27,11 @@ Pure: no Airflow import.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
@@ -228,17 +229,18 @@ def _skew(
     return best[1], best[2], rival
 
 
-def _votes(
+def _on_time(
     executions: Sequence[Execution],
     versions: Sequence[ScheduleVersion],
     policies: Sequence[CatchupPolicy],
     skew: timedelta,
     grace: timedelta,
-) -> tuple[dict[str, int], list[tuple[Execution, datetime, str | None]]]:
-    """The votes of the on-time executions (submissions corrected by *skew*), and each with its fire and vote."""
-    votes = dict.fromkeys(MEANINGS, 0)
-    on_time: list[tuple[Execution, datetime, str | None]] = []
-    for execution in executions:
+    only: Iterable[int] | None = None,
+) -> Iterator[tuple[int, Execution, datetime, str | None]]:
+    """The on-time executions (submissions corrected by *skew*; of those at the indices *only*, else of all), each
+    with its index, its fire and the meaning it votes for."""
+    for i in range(len(executions)) if only is None else only:
+        execution = executions[i]
         if execution.start_time is None:
             continue
         submitted = execution.submitted - skew
@@ -255,10 +257,19 @@ def _votes(
             fits = "next"
         elif arg < fire and _value("logical", policy, fire) == arg:
             fits = "logical"
-        if fits is not None:
-            votes[fits] += 1
-        on_time.append((execution, fire, fits))
-    return votes, on_time
+        yield i, execution, fire, fits
+
+
+def _votes(
+    on_time: Iterable[tuple[int, Execution, datetime, str | None]],
+) -> tuple[dict[str, int], int, int, dict[str | None, array[int]]]:
+    """The votes for each meaning, the number of on-time executions, how many of them fit no meaning, and the
+    indices of those that voted for each meaning (``None``: for none)."""
+    voters: dict[str | None, array[int]] = {m: array("q") for m in (*MEANINGS, None)}
+    for i, _, _, fits in on_time:
+        voters[fits].append(i)
+    votes = {m: len(voters[m]) for m in MEANINGS}
+    return votes, sum(map(len, voters.values())), len(voters[None]), voters
 
 
 def _leader(votes: dict[str, int], on_time: int) -> str | None:
@@ -276,16 +287,14 @@ def detect_meaning(
     *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
     skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    shown, shown_on_time = _votes(executions, versions, policies, skew, grace)
-    on_time = shown_on_time
+    shown, shown_on_time, undecided, voters = _votes(_on_time(executions, versions, policies, skew, grace))
     if given is not None and rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
         skew = timedelta(0)
-        _, on_time = _votes(executions, versions, policies, skew, grace)
-    leader = _leader(shown, len(shown_on_time))
+        voters = _votes(_on_time(executions, versions, policies, skew, grace))[3]
+    leader = _leader(shown, shown_on_time)
     if rival is not None and given in (best, rival):
         leader = given  # either reading fits the data: the stated one contradicts nothing
-    undecided = sum(1 for _, _, fits in shown_on_time if fits is None)
     meaning = given if given is not None else leader
     ambiguous = None
     if given is None and rival is not None:
@@ -297,28 +306,26 @@ def detect_meaning(
         )
     # An outlier names another fire than the one it was on time for; a logical date floored by a schedule edit
     # fits no meaning's value, yet names its own fire.
-    odd = [
-        (e, f, fits)
-        for e, f, fits in on_time
-        if meaning is not None
-        and fits != meaning
-        and e.start_time is not None
-        and _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, e.start_time) != f
-    ]
-    outliers = tuple(
-        Outlier(e.id, e.submitted - skew, f, e.start_time, fits)
-        for e, f, fits in odd[:MAX_OUTLIERS]
-        if e.start_time is not None
-    )
+    outliers: list[Outlier] = []
+    total = 0
+    others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning))) if meaning is not None else []
+    for _, e, f, fits in _on_time(executions, versions, policies, skew, grace, others):
+        arg = e.start_time
+        if meaning is None or fits == meaning or arg is None:
+            continue
+        if _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
+            total += 1  # counted, the first MAX_OUTLIERS kept
+            if total <= MAX_OUTLIERS:
+                outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))
     return Reading(
         meaning,
         shown,
-        len(shown_on_time),
+        shown_on_time,
         undecided,
         given is not None,
         skew if meaning is not None else timedelta(0),
-        outliers,
-        len(odd),
+        tuple(outliers),
+        total,
         leader,
         ambiguous,
     )

@@ -7,12 +7,15 @@ Pure: no Airflow import.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from hops_timetable.core.parity.compare import Report, SideRun, compare
-from hops_timetable.core.parity.exports import Execution, LedgerRow, ScheduleVersion
+from hops_timetable.core.parity.exports import Execution, ScheduleVersion
+from hops_timetable.core.parity.ledger import LedgerRow
 from hops_timetable.core.parity.meaning import (
     DEFAULT_GRACE,
     Reading,
@@ -21,6 +24,7 @@ from hops_timetable.core.parity.meaning import (
     detect_meaning,
     window_of,
 )
+from hops_timetable.core.parity.packed import NO_TIME, Ordered, from_us, to_us
 from hops_timetable.core.parity.replay import Plan, replay, version_index
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import TICK, HopsWindow
@@ -31,18 +35,29 @@ _SECOND = timedelta(seconds=1)
 
 
 def execution_runs(
-    executions: Iterable[Execution], meaning: str, plan: Plan, skew: timedelta = timedelta(0)
-) -> list[SideRun]:
+    executions: Sequence[Execution], meaning: str, plan: Plan, skew: timedelta = timedelta(0)
+) -> Sequence[SideRun]:
     """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*, with its window
-    and the values of it that are derived (:func:`derived_values`); submissions corrected by the clock *skew*."""
-    runs = []
+    and the values of it that are derived (:func:`derived_values`); submissions corrected by the clock *skew*.
+
+    In fire order (those on no fire first), made each time they are read: only each run's fire is held."""
     derived = derived_values(meaning)
-    for execution in executions:
-        fire, why = attribute(execution, meaning, plan, skew)
-        window = None if fire is None else window_of(execution, fire, meaning, plan, skew)
-        attempts = 1 + execution.rerun_count
-        runs.append(SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why, derived))
-    return runs
+    named = (attribute(e, meaning, plan, skew)[0] for e in executions)
+    fires = array("q", (NO_TIME if fire is None else to_us(fire) for fire in named))
+    order: Sequence[int] = range(len(fires))
+    if any(a > b for a, b in itertools.pairwise(fires)):
+        order = array("q", sorted(order, key=fires.__getitem__))
+
+    def runs() -> Iterator[SideRun]:
+        for i in order:
+            execution = executions[i]
+            fire = None if fires[i] == NO_TIME else from_us(fires[i])
+            why = "" if fire is not None else attribute(execution, meaning, plan, skew)[1]
+            window = None if fire is None else window_of(execution, fire, meaning, plan, skew)
+            attempts = 1 + execution.rerun_count
+            yield SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why, derived)
+
+    return Ordered(runs, len(fires))
 
 
 def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
@@ -65,35 +80,36 @@ def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
     return runs
 
 
-def replay_runs(plan: Plan, start: datetime, end: datetime) -> list[SideRun]:
-    """The runs a replayed schedule makes in ``[start, end)``, all successful."""
-    return [
-        SideRun(f"replayed {fire.isoformat()}", fire, planned.window, "succeeded")
-        for fire, planned in plan.fires.items()
-        if planned.created and start <= fire < end
-    ]
+def replay_runs(plan: Plan, start: datetime, end: datetime) -> Sequence[SideRun]:
+    """The runs a replayed schedule makes in ``[start, end)``, all successful, in fire order (made when read)."""
+
+    def runs() -> Iterator[SideRun]:
+        for fire, planned in plan.fires.items():
+            if planned.created and start <= fire < end:
+                yield SideRun(f"replayed {fire.isoformat()}", fire, planned.window, "succeeded")
+
+    return Ordered(runs)
 
 
-def infer_outages(
-    placed: Sequence[tuple[str, datetime | None, datetime]], grace: timedelta, since: datetime
-) -> list[Event]:
+def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: timedelta, since: datetime) -> list[Event]:
     """Hopsworks down before each late launch: from just after the newest fire launched on time before it (else from
-    *since*), to the launch. *placed* holds (run id, fire, submission); a run is late when submitted more than
+    *since*), to the launch. *placed* holds (fire, submission) of each run; a run is late when submitted more than
     *grace* after its fire."""
-    on_time: list[datetime] = []
+    on_time = array("q")  # the fires launched on time, in microseconds: a million cost 8 MB
     late: list[tuple[datetime, datetime]] = []
-    for _, fire, at in placed:
+    for fire, at in placed:
         if fire is None:
             continue
         if at - fire > grace:
             late.append((fire, at))
         else:
-            on_time.append(fire)
-    on_time.sort()
+            on_time.append(to_us(fire))
+    if any(a > b for a, b in itertools.pairwise(on_time)):
+        on_time = array("q", sorted(on_time))
     spans = []
     for fire, at in late:
-        i = bisect.bisect_left(on_time, fire)
-        begin = on_time[i - 1] + _SECOND if i else since
+        i = bisect.bisect_left(on_time, to_us(fire))
+        begin = from_us(on_time[i - 1]) + _SECOND if i else since
         spans.append((min(begin, fire), at))
     spans.sort()
     merged: list[list[datetime]] = []
@@ -143,7 +159,7 @@ class Outcome:
     reading: Reading | None
     outages: list[Event] = field(default_factory=list)
     inferred: list[Event] = field(default_factory=list)
-    hopsworks_runs: list[SideRun] = field(default_factory=list)
+    hopsworks_runs: Sequence[SideRun] = field(default_factory=list)
     from_gaps: list[Event] = field(default_factory=list)
 
 
@@ -180,25 +196,25 @@ def parity(
         if reading.meaning is None:
             return Outcome(None, reading, list(outages))
         skew = reading.skew
-        fires = Plan(versions, {}, [v.settings.policy() for v in versions])
-        placed = [
-            (f"execution {e.id}", attribute(e, reading.meaning, fires, skew)[0], e.submitted - skew) for e in executions
-        ]
-        inferred = infer_outages(placed, grace, start)
+        fires = Plan(versions, policies=[v.settings.policy() for v in versions])
+        named = reading.meaning
+        inferred = infer_outages(
+            ((attribute(e, named, fires, skew)[0], e.submitted - skew) for e in executions), grace, start
+        )
     elif ledger is not None and any(row.submitted is not None for row in ledger):
-        fires = Plan(versions, {}, [v.settings.policy() for v in versions])
-        placed = [
-            (run.run_id, run.fire, row.submitted)
+        fires = Plan(versions, policies=[v.settings.policy() for v in versions])
+        placed = (
+            (run.fire, row.submitted)
             for row, run in zip(ledger, ledger_runs(ledger, fires), strict=True)
             if row.submitted is not None
-        ]
+        )
         inferred = infer_outages(placed, grace, start)
     events = [*outages, *inferred]
     hops_plan = replay(versions, start, end, events)
     from_gaps: list[Event] = []
     notes: list[str] = []
     if executions is not None and reading is not None and reading.meaning is not None:
-        hops = execution_runs(executions, reading.meaning, hops_plan, skew)
+        hops: Sequence[SideRun] = execution_runs(executions, reading.meaning, hops_plan, skew)
     else:
         hops = ledger_runs(ledger or (), hops_plan)
         if ledger is not None and not inferred and not outages and not outages_known:
