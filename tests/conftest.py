@@ -6,9 +6,9 @@ the ``airflow_db`` fixture pay for a migrated metadata database.
 
 Hypothesis profiles: ``dev`` (the default) runs few examples per property so that a local run stays fast; ``ci``
 runs 2,000 per property (unless a test names its own count) and is selected with ``HYPOTHESIS_PROFILE=ci``.
-Neither has a deadline: a test never asserts wall-clock time (a loaded CI machine made examples of 0.1 s take 1.8 s); unbounded work is refused by the size limits
-the fuzz targets check instead. A test that names its own count passes it through ``fuzzing.examples``: that
-count under ``ci``, a few under ``dev``.
+Neither has a deadline: a test never asserts wall-clock time (a loaded CI machine made examples of 0.1 s take
+1.8 s); unbounded work is refused by the size limits the fuzz targets check instead. A test that names its own
+count passes it through ``fuzzing.examples``: that count under ``ci``, a few under ``dev``.
 """
 
 from __future__ import annotations
