@@ -308,7 +308,13 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
         w = item.window
         return bool(fires) and w is not None and w.start < fires[-1].window.end and fires[0].window.start < w.end
 
-    cov = replace(page.coverage, runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :])
+    # Only what meets this page is written: the whole history's overlaps and duplicates grow with it.
+    cov = replace(
+        page.coverage,
+        runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :],
+        duplicates=_near(page, page.coverage.duplicates)[-SPAN_ROWS:],
+        overlaps=_near(page, page.coverage.overlaps)[-SPAN_ROWS:],
+    )
     data = cov.as_json()
     for shown, fire in zip(data["fires"], cov.fires, strict=True):
         shown["tone"] = status_class(fire)
@@ -321,8 +327,6 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
             "counts": hist.counts(),
             "gaps": data["gaps"][-SPAN_ROWS:],
             "dropped": data["dropped"][-SPAN_ROWS:],
-            "duplicates": [s.as_json() for s in _near(page, cov.duplicates)][-SPAN_ROWS:],
-            "overlaps": [s.as_json() for s in _near(page, cov.overlaps)][-SPAN_ROWS:],
             "gaps_total": len(hist.gaps),
             "dropped_total": len(hist.dropped),
             "page": {

@@ -10,14 +10,14 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
-from hops_timetable.core.coverage.detail import Coverage, coverage_of, span_of_fires, timeline_begin
+from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.decision import Decision
-from hops_timetable.core.window import TICK, format_hops_time
+from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["History", "Stretch", "history"]
+__all__ = ["History", "Stretch", "history", "now_key"]
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def history(
     now: datetime,
     *,
     since: datetime | None = None,
-    due_grace: timedelta = timedelta(minutes=1),
+    due_grace: timedelta = DUE_GRACE,
     blocks: Sequence[RunBlock] = (),
 ) -> History:
     """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
@@ -214,6 +214,17 @@ def history(
         policy,
         rules,
     )
+
+
+def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRACE) -> tuple[object, ...]:
+    """What of *now* a history depends on: two instants with the same key see the same runs the same way (every
+    stretch, span and count alike; only ``now`` itself differs), so a history worked out at one serves the other.
+
+    A history sees *now* only through the fires up to it (the newest fire, and with it the catch-up policy's pick
+    and the first fire still due) and through the fires up to ``now - due_grace`` (those no longer pending).
+    """
+    cron = policy.cron
+    return cron.prev_before(as_utc(now) + TICK), cron.prev_before(as_utc(now) - due_grace + TICK)
 
 
 def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch], datetime | None]:
