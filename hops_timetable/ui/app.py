@@ -258,19 +258,20 @@ def runs_page(
     def when(value: datetime | None) -> str | None:
         return None if value is None else as_utc(value).isoformat()
 
+    # Straight from the row's columns (no RunRecord a run): a page of 5,000 is written in a fraction of the time.
     runs = [
         {
-            "dag_run_id": r.run_id,
-            "run_type": r.run_type,
-            "state": r.state,
-            "run_after": when(r.run_after),
-            "logical_date": when(r.logical_date),
-            "data_interval_start": when(r.data_interval_start),
-            "data_interval_end": when(r.data_interval_end),
-            "queued_at": when(r.queued_at),
-            "conf": r.conf,
+            "dag_run_id": run_id,
+            "run_type": str(getattr(run_type, "value", run_type)),
+            "state": str(getattr(state, "value", state)),
+            "run_after": when(run_after),
+            "logical_date": when(logical_date),
+            "data_interval_start": when(start),
+            "data_interval_end": when(end),
+            "queued_at": when(queued_at),
+            "conf": conf if isinstance(conf, dict) else None,
         }
-        for r in map(tab_runs.record_of, rows)
+        for _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf in rows
     ]
     return JSONResponse({"dag_runs": runs, "next": int(rows[-1].id) if len(rows) == limit else None})
 
