@@ -76,10 +76,17 @@ class History:
     overlaps: int
     policy: CatchupPolicy
     rules: Rules = field(repr=False, compare=False)
+    # What is counted over every stretch, once: shared by a copy made for another instant with the same now_key.
+    tally: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _count(self, name: str, work: Callable[[], Any]) -> Any:
+        if name not in self.tally:
+            self.tally[name] = work()
+        return self.tally[name]
 
     @property
     def fires(self) -> int:
-        return sum(s.count for s in self.stretches)
+        return int(self._count("fires", lambda: sum(s.count for s in self.stretches)))
 
     @property
     def complete(self) -> bool:
@@ -91,19 +98,23 @@ class History:
 
     def counts(self) -> dict[str, int]:
         """Fires by status."""
-        return by_status((s.sample, s.count) for s in self.stretches)
+        return dict(self._count("counts", lambda: by_status((s.sample, s.count) for s in self.stretches)))
 
     def verdict(self) -> str:
         """The verdict :meth:`Coverage.verdict` gives for the same history, uncapped."""
+
+        def tally() -> tuple[int, dict[str, int], dict[str, int], int]:
+            stretches = self.stretches
+            return (
+                sum(s.count for s in stretches if s.sample.expected),
+                by_status((s.sample, s.count) for s in stretches if s.sample.expected and not s.sample.covered),
+                by_status((s.sample, s.count) for s in stretches if s.sample.by_design and not s.sample.covered),
+                sum(s.count for s in stretches if s.sample.pending),
+            )
+
+        expected, missing, dropped, pending = self._count("verdict", tally)
         return verdict_line(
-            self.now,
-            sum(s.count for s in self.stretches if s.sample.expected),
-            by_status((s.sample, s.count) for s in self.stretches if s.sample.expected and not s.sample.covered),
-            by_status((s.sample, s.count) for s in self.stretches if s.sample.by_design and not s.sample.covered),
-            sum(s.count for s in self.stretches if s.sample.pending),
-            len(self.gaps),
-            self.duplicates,
-            self.overlaps,
+            self.now, expected, missing, dropped, pending, len(self.gaps), self.duplicates, self.overlaps
         )
 
     def nth_newest(self, n: int) -> datetime | None:
