@@ -7,13 +7,15 @@ one scheduled run per fire up to two minutes ago (the DAG starts N minutes befor
 a manual run with a conf window every 10,000 fires. Then an api-server is started (one worker) and measured:
 
 * each tab page and its JSON twin (the newest page, the next one, one in the middle, the oldest, the run tab): the
-  first view (the api-server reads the DAG's runs once) and later views (median of 5);
-* a view after 10 new runs, and one after an old run was marked failed (the runs are folded again);
+  first view (the api-server reads the DAG's runs once), then each page worked out (its first view) and shown
+  again (median of 5 more);
+* a view after 10 new runs, and one after an old run was marked failed (each page worked out anew);
 * the api-server's memory (RSS, its process tree) before the first view and after them all;
 * ``audit --json`` of the DAG over REST (``--audit-max`` runs at most: its time and peak RSS).
 
-``python -m benchmarks.bench_big_history [--sizes 10000,100000,1000000] [--postgres URL] [--audit-max 100000]``
-prints a Markdown table. Building a million runs takes a few minutes; times depend on the machine and its load.
+``python -m benchmarks.bench_big_history [--sizes 10000,100000,1000000] [--postgres URL] [--audit-max 100000]
+[--keep DIR]`` prints a Markdown table; ``--keep`` keeps each Airflow home (and database) in DIR and reuses it
+later. Building a million runs takes a few minutes; times depend on the machine and its load.
 ``--dag-counts`` measures instead the deserialization of the timetables of 4,096 to 20,000 DAGs (no cliff past the
 shared cache's size).
 """
