@@ -13,7 +13,7 @@ import pytest
 from runs_by_hand import HOURLY, START, at, manual, scheduled
 
 from hops_timetable import _compat
-from hops_timetable.core.coverage import RunRecord, page_of_fires, timeline_begin
+from hops_timetable.core.coverage import RunRecord, now_key, page_of_fires, timeline_begin
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui.render import PAGE_FIRES, build_page, page_json
@@ -182,4 +182,6 @@ def test_a_page_shown_again_at_an_instant_that_sees_the_runs_alike_is_kept_and_r
     _insert(session, dag_id, [scheduled(301)])
     runs.append(scheduled(301))
     assert _same(page_json(dag_id, shown(0, at(306, 30))), _whole(runs, 0, at(306, 30)))
-    assert all(key[2] == tab_runs._KEPT[dag_id].version for key in tab_app._PAGES if key[0] == dag_id)
+    assert {key[2:] for key in tab_app._PAGES if key[0] == dag_id} == {
+        (tab_runs._KEPT[dag_id].version, 0, now_key(SETTINGS.policy(), at(306, 30)))
+    }

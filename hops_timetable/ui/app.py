@@ -152,8 +152,8 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
             return dataclasses.replace(built, history=at_now, coverage=dataclasses.replace(built.coverage, now=now))
     built = build_page(settings, runs.records, now, page, blocks=runs.blocks)
     with _PAGES_LOCK:
-        for stale in [k for k in _PAGES if k[0] == dag_id and k[1:3] != key[1:3]]:
-            del _PAGES[stale]  # worked out from runs since changed: never shown again
+        for stale in [k for k in _PAGES if k[0] == dag_id and (k[1], k[2], k[4]) != (key[1], key[2], key[4])]:
+            del _PAGES[stale]  # worked out from runs since changed, or at a moment past: never shown again
         _PAGES[key] = (runs.records, built)
         while len(_PAGES) > KEPT_PAGES:
             _PAGES.popitem(last=False)
