@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from fuzzing import examples
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from runs_by_hand import HOURLY, QUARTER, START, at, manual, scheduled
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage import RunRecord, coverage, history
+from hops_timetable.core.coverage import RunRecord, coverage, history, now_key
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.decision import Decision
 
@@ -48,6 +48,27 @@ def test_history_in_stretches_says_what_coverage_says_fire_by_fire(
     case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime],
 ) -> None:
     _history_reads_as_coverage(*case)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(schedules(), st.integers(-90, 90))
+def test_two_instants_with_the_same_now_key_see_the_same_history(
+    case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime], minutes: int
+) -> None:
+    policy, catchup, offset, runs, now = case
+    later = now + timedelta(minutes=minutes)
+    assume(now_key(policy, now) == now_key(policy, later))
+    one, two = (history(policy, catchup, offset, runs, t) for t in (now, later))
+    assert (one.begin, one.stretches, one.gaps, one.dropped) == (two.begin, two.stretches, two.gaps, two.dropped)
+    assert (one.duplicates, one.overlaps, one.counts()) == (two.duplicates, two.overlaps, two.counts())
+    fire_by_fire = [coverage(policy, catchup, offset, runs, t) for t in (now, later)]
+    assert fire_by_fire[0].fires == fire_by_fire[1].fires and fire_by_fire[0].gaps == fire_by_fire[1].gaps
+
+
+def test_the_now_key_changes_at_each_fire_and_when_a_fire_stops_being_pending() -> None:
+    policy = CatchupPolicy(HOURLY, start=START)
+    keys = [now_key(policy, at(5, minute)) for minute in (0, 0, 1, 30, 59)]
+    assert keys[0] == keys[1] != keys[2] == keys[3] == keys[4] != now_key(policy, at(6))
 
 
 def test_history_after_the_last_run_tells_missed_fires_from_due_ones() -> None:

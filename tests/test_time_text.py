@@ -63,3 +63,19 @@ def test_isoformat_of_any_instant_reads_back_strictly(value: datetime) -> None:
     assert parse_time("t", value.isoformat(), strict=True) == value
     shifted = value.astimezone(timezone(timedelta(hours=-5, minutes=-30)))
     assert parse_time("t", shifted.isoformat(), strict=True) == value
+
+
+@given(st.datetimes(min_value=datetime(1000, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)))
+def test_the_lenient_grammar_reads_airflows_utc_times_as_the_strict_one(value: datetime) -> None:
+    # Airflow's JSON writes isoformat() of a UTC time, with or without microseconds: the lenient reading's shortcut
+    # for them must land where the strict grammar does.
+    for shown in (value, value.replace(microsecond=0)):
+        text = shown.isoformat()
+        assert parse_time("t", text) == parse_time("t", text, strict=True) == shown
+
+
+def test_the_lenient_shortcut_still_refuses_what_the_grammar_refuses() -> None:
+    with pytest.raises(TimeTextError, match="out of range"):
+        parse_time("t", "9999-12-31T23:59:59+00:00")
+    with pytest.raises(TimeTextError, match="is not a valid date-time"):
+        parse_time("t", "2026-02-30T00:00:00+00:00")

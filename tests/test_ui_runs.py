@@ -13,7 +13,7 @@ import pytest
 from runs_by_hand import HOURLY, START, at, manual, scheduled
 
 from hops_timetable import _compat
-from hops_timetable.core.coverage import RunRecord, page_of_fires, timeline_begin
+from hops_timetable.core.coverage import RunRecord, now_key, page_of_fires, timeline_begin
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui.render import PAGE_FIRES, build_page, page_json
@@ -154,3 +154,34 @@ def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypa
         tab_app.app.dependency_overrides.clear()
     assert [r["dag_run_id"] for r in read] == [r.run_id for r in runs]
     assert read[0]["data_interval_end"] == at(1).isoformat() and read[-1]["conf"] == runs[-1].conf
+
+
+def test_a_page_shown_again_at_an_instant_that_sees_the_runs_alike_is_kept_and_reads_as_worked_out_anew(
+    session: Any,
+) -> None:
+    from hops_timetable.ui import app as tab_app
+
+    dag_id = "again"
+    runs = [scheduled(h, "failed" if h % 70 == 0 else "success") for h in range(1, 301)]
+    _insert(session, dag_id, runs)
+
+    def shown(page: int, now: datetime) -> Any:
+        policy = SETTINGS.policy()
+        kept = tab_runs.dag_runs(session, dag_id, SETTINGS)
+        found = page_of_fires(policy, timeline_begin(policy, kept.earliest_start, None), now, page, PAGE_FIRES)
+        assert found is not None
+        kept = tab_runs.with_page(session, dag_id, SETTINGS, kept, found[2], found[3])
+        return tab_app._page(SETTINGS, dag_id, kept, now, page)
+
+    first = shown(0, at(305, 10))
+    for page, now in ((0, at(305, 40)), (1, at(305, 40)), (0, at(306, 0)), (0, at(306, 30))):
+        again = shown(page, now)
+        assert _same(page_json(dag_id, again), _whole(runs, page, now))
+        assert (again.history.rules is first.history.rules) == (page == 0 and now == at(305, 40))
+    # A new run: the page is worked out anew, and those of the runs before are let go.
+    _insert(session, dag_id, [scheduled(301)])
+    runs.append(scheduled(301))
+    assert _same(page_json(dag_id, shown(0, at(306, 30))), _whole(runs, 0, at(306, 30)))
+    assert {key[2:] for key in tab_app._PAGES if key[0] == dag_id} == {
+        (tab_runs._KEPT[dag_id].version, 0, now_key(SETTINGS.policy(), at(306, 30)))
+    }

@@ -101,6 +101,13 @@ def _strict(name: str, text: str) -> datetime:
 
 
 def _lenient(name: str, text: str) -> datetime:
+    if len(text) in (25, 32) and text[10] == "T" and text.endswith("+00:00"):
+        # datetime.isoformat() of a UTC time, as Airflow's JSON writes every time: what the strict form reads,
+        # read by every Python's fromisoformat alike, and five times faster (audit reads five a run).
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            pass
     stripped = text.strip()
     if stripped[-1:] == "z":
         stripped = stripped[:-1] + "Z"

@@ -8,7 +8,7 @@ DAG, a run or its ``conf`` is escaped in the page; no Airflow.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from html import escape
 from typing import Any
@@ -139,6 +139,15 @@ class DagPage:
     number: int  # 0: the newest fires
     pages: int
     older: list[Stretch]  # the history before this page's fires
+    kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # shared by a copy at another now
+
+    @property
+    def summary(self) -> list[_Summary]:
+        """The older history in at most about :data:`HISTORY_ROWS` rows (:func:`_summary`), worked out once."""
+        if "summary" not in self.kept:
+            self.kept["summary"] = _summary(self.older)
+        rows: list[_Summary] = self.kept["summary"]
+        return rows
 
 
 def build_page(
@@ -250,7 +259,7 @@ def _older_table(page: DagPage) -> str:
         f'<tr data-status="{escape(next(iter(row.counts)) if len(row.counts) == 1 else "mixed")}">'
         f'{_mono(row.first)}{_mono(row.last)}<td class="num">{sum(row.counts.values()):,}</td>'
         f"<td>{escape(row.words())}</td></tr>"
-        for row in _summary(page.older)
+        for row in page.summary
     )
     head = ("from fire", "to fire", "windows", "what happened")
     return f"<h2>Older history</h2>{_table('history', head, rows)}"
@@ -308,7 +317,13 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
         w = item.window
         return bool(fires) and w is not None and w.start < fires[-1].window.end and fires[0].window.start < w.end
 
-    cov = replace(page.coverage, runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :])
+    # Only what meets this page is written: the whole history's overlaps and duplicates grow with it.
+    cov = replace(
+        page.coverage,
+        runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :],
+        duplicates=_near(page, page.coverage.duplicates)[-SPAN_ROWS:],
+        overlaps=_near(page, page.coverage.overlaps)[-SPAN_ROWS:],
+    )
     data = cov.as_json()
     for shown, fire in zip(data["fires"], cov.fires, strict=True):
         shown["tone"] = status_class(fire)
@@ -321,8 +336,6 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
             "counts": hist.counts(),
             "gaps": data["gaps"][-SPAN_ROWS:],
             "dropped": data["dropped"][-SPAN_ROWS:],
-            "duplicates": [s.as_json() for s in _near(page, cov.duplicates)][-SPAN_ROWS:],
-            "overlaps": [s.as_json() for s in _near(page, cov.overlaps)][-SPAN_ROWS:],
             "gaps_total": len(hist.gaps),
             "dropped_total": len(hist.dropped),
             "page": {
@@ -333,7 +346,7 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
                 "newer": None if page.number == 0 else f"?page={page.number - 1}",
                 "older": None if page.number + 1 >= page.pages else f"?page={page.number + 1}",
             },
-            "history": [row.as_json() for row in _summary(page.older)],
+            "history": [row.as_json() for row in page.summary],
         }
     )
     return data

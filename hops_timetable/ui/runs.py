@@ -19,6 +19,7 @@ The queries are SQLAlchemy Core on Airflow's ``DagRun`` table (its columns, no O
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -52,6 +53,7 @@ __all__ = [
 KEPT_DAGS = 64
 """DAGs whose folded runs the api-server keeps (the most recently viewed)."""
 _IN_FLIGHT = ("queued", "running")
+_VERSIONS = itertools.count(1)
 _WATCHED = ("failed", *_IN_FLIGHT)
 
 
@@ -151,10 +153,14 @@ class _Folded:
     upto: int = 0
     failed: dict[int, RunRecord] = field(default_factory=dict)  # folded runs that failed, by row id
     in_flight: dict[int, RunRecord] = field(default_factory=dict)
+    version: int = field(default_factory=lambda: next(_VERSIONS))  # a new one whenever what is held changes
 
     def fold(self, rows: Iterable[Any]) -> None:
         for row in rows:
             record = record_of(row)
+            if self.in_flight.get(int(row.id)) == record:
+                continue  # still in flight as it was
+            self.version = next(_VERSIONS)
             self.upto = max(self.upto, int(row.id))
             if record.state in _IN_FLIGHT:
                 self.in_flight[int(row.id)] = record
@@ -171,6 +177,7 @@ class _Folded:
         returned = {int(row.id): row for row in run_rows(session, dag_id, RunQuery(ids=ids))}
         for gone in set(ids) - set(returned):
             del self.in_flight[gone]
+            self.version = next(_VERSIONS)
         self.fold(returned.values())
         expected = {"failed": len(self.failed), **dict.fromkeys(_IN_FLIGHT, 0)}
         for record in self.in_flight.values():
@@ -187,6 +194,7 @@ class _Folded:
             old, new = was.get(row_id), now.get(row_id, after.get(row_id))
             if old is not None and new is not None and old == new:
                 continue
+            self.version = next(_VERSIONS)
             self.failed.pop(row_id, None)
             self.in_flight.pop(row_id, None)
             if new is not None and new.state in _IN_FLIGHT:
@@ -206,6 +214,8 @@ class DagRuns:
 
     records: list[RunRecord]
     blocks: list[RunBlock]
+    version: int = 0
+    """The kept runs' version: the blocks of two views with the same version and page are the same."""
 
     @property
     def newest_scheduled(self) -> datetime | None:
@@ -244,7 +254,7 @@ def dag_runs(session: Session, dag_id: str, settings: Schedule) -> DagRuns:
     with _LOCK:
         folded = _up_to_date(session, dag_id, settings)
         records, blocks = folded.builder.finish()
-        return DagRuns([*records, *folded.in_flight.values()], blocks)
+        return DagRuns([*records, *folded.in_flight.values()], blocks, folded.version)
 
 
 def with_page(session: Session, dag_id: str, settings: Schedule, runs: DagRuns, lo: datetime, hi: datetime) -> DagRuns:
@@ -262,7 +272,7 @@ def with_page(session: Session, dag_id: str, settings: Schedule, runs: DagRuns, 
     whole = {r.run_id: r for r in runs.records if not on_page(r)}
     # Runs of other fires in the range are the blocks' or already whole: only the page's and unscheduled ones.
     whole.update((r.run_id, r) for r in fresh if on_page(r) or r.run_type not in SCHEDULED_RUN_TYPES)
-    return DagRuns(list(whole.values()), split_blocks(runs.blocks, lo, hi, policy))
+    return DagRuns(list(whole.values()), split_blocks(runs.blocks, lo, hi, policy), runs.version)
 
 
 def one_run(session: Session, dag_id: str, run_id: str) -> RunRecord | None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from hops_timetable.core.coverage.blocks import Blocks, RunBlock, split_blocks
 from hops_timetable.core.coverage.detail import Coverage, coverage, page_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage
-from hops_timetable.core.coverage.history import History, Stretch, history
+from hops_timetable.core.coverage.history import History, Stretch, history, now_key
 from hops_timetable.core.coverage.runs import (
     DONE_STATES,
     IN_FLIGHT_STATES,
@@ -56,6 +56,7 @@ __all__ = [
     "Stretch",
     "coverage",
     "history",
+    "now_key",
     "page_of_fires",
     "run_window",
     "split_blocks",

@@ -19,7 +19,10 @@ from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["Coverage", "coverage", "coverage_of", "page_of_fires", "span_of_fires", "timeline_begin"]
+__all__ = ["DUE_GRACE", "Coverage", "coverage", "coverage_of", "page_of_fires", "span_of_fires", "timeline_begin"]
+
+DUE_GRACE = timedelta(minutes=1)
+"""How long after its fire a fire without a run is only ``pending``: the scheduler creates runs a moment after."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def coverage(
     since: datetime | None = None,
     until: datetime | None = None,
     max_fires: int = 100_000,
-    due_grace: timedelta = timedelta(minutes=1),
+    due_grace: timedelta = DUE_GRACE,
     blocks: Sequence[RunBlock] = (),
 ) -> Coverage:
     """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.

@@ -10,14 +10,14 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
-from hops_timetable.core.coverage.detail import Coverage, coverage_of, span_of_fires, timeline_begin
+from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.decision import Decision
-from hops_timetable.core.window import TICK, format_hops_time
+from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["History", "Stretch", "history"]
+__all__ = ["History", "Stretch", "history", "now_key"]
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,17 @@ class History:
     overlaps: int
     policy: CatchupPolicy
     rules: Rules = field(repr=False, compare=False)
+    # What is counted over every stretch, once: shared by a copy made for another instant with the same now_key.
+    tally: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _count(self, name: str, work: Callable[[], Any]) -> Any:
+        if name not in self.tally:
+            self.tally[name] = work()
+        return self.tally[name]
 
     @property
     def fires(self) -> int:
-        return sum(s.count for s in self.stretches)
+        return int(self._count("fires", lambda: sum(s.count for s in self.stretches)))
 
     @property
     def complete(self) -> bool:
@@ -91,19 +98,23 @@ class History:
 
     def counts(self) -> dict[str, int]:
         """Fires by status."""
-        return by_status((s.sample, s.count) for s in self.stretches)
+        return dict(self._count("counts", lambda: by_status((s.sample, s.count) for s in self.stretches)))
 
     def verdict(self) -> str:
         """The verdict :meth:`Coverage.verdict` gives for the same history, uncapped."""
+
+        def tally() -> tuple[int, dict[str, int], dict[str, int], int]:
+            stretches = self.stretches
+            return (
+                sum(s.count for s in stretches if s.sample.expected),
+                by_status((s.sample, s.count) for s in stretches if s.sample.expected and not s.sample.covered),
+                by_status((s.sample, s.count) for s in stretches if s.sample.by_design and not s.sample.covered),
+                sum(s.count for s in stretches if s.sample.pending),
+            )
+
+        expected, missing, dropped, pending = self._count("verdict", tally)
         return verdict_line(
-            self.now,
-            sum(s.count for s in self.stretches if s.sample.expected),
-            by_status((s.sample, s.count) for s in self.stretches if s.sample.expected and not s.sample.covered),
-            by_status((s.sample, s.count) for s in self.stretches if s.sample.by_design and not s.sample.covered),
-            sum(s.count for s in self.stretches if s.sample.pending),
-            len(self.gaps),
-            self.duplicates,
-            self.overlaps,
+            self.now, expected, missing, dropped, pending, len(self.gaps), self.duplicates, self.overlaps
         )
 
     def nth_newest(self, n: int) -> datetime | None:
@@ -159,7 +170,7 @@ def history(
     now: datetime,
     *,
     since: datetime | None = None,
-    due_grace: timedelta = timedelta(minutes=1),
+    due_grace: timedelta = DUE_GRACE,
     blocks: Sequence[RunBlock] = (),
 ) -> History:
     """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
@@ -214,6 +225,17 @@ def history(
         policy,
         rules,
     )
+
+
+def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRACE) -> tuple[object, ...]:
+    """What of *now* a history depends on: two instants with the same key see the same runs the same way (every
+    stretch, span and count alike; only ``now`` itself differs), so a history worked out at one serves the other.
+
+    A history sees *now* only through the fires up to it (the newest fire, and with it the catch-up policy's pick
+    and the first fire still due) and through the fires up to ``now - due_grace`` (those no longer pending).
+    """
+    cron = policy.cron
+    return cron.prev_before(as_utc(now) + TICK), cron.prev_before(as_utc(now) - due_grace + TICK)
 
 
 def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch], datetime | None]:
