@@ -31,6 +31,12 @@ class Settings:
     tab_upcoming_windows: int = 5
     """How many upcoming windows the Hopsworks tab lists."""
 
+    tab_kept_dags: int = 64
+    """How many DAGs' folded runs the api-server keeps between views (the most recently viewed)."""
+
+    tab_kept_pages: int = 16
+    """How many worked-out tab pages the api-server keeps (the most recently shown)."""
+
 
 def _read(name: str, default: bool | int, text: str) -> bool | int:
     value = text.strip().lower()

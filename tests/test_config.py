@@ -30,7 +30,8 @@ def section(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 
 def test_the_defaults_hold_without_the_section(section: Any) -> None:
-    assert config.settings() == config.Settings(dag_policy=True, tab_upcoming_windows=5)
+    assert config.settings() == config.Settings()
+    assert (config.settings().tab_kept_dags, config.settings().tab_kept_pages) == (64, 16)
 
 
 def test_the_tab_lists_as_many_upcoming_windows_as_the_deployment_says(

@@ -185,3 +185,21 @@ def test_a_page_shown_again_at_an_instant_that_sees_the_runs_alike_is_kept_and_r
     assert {key[2:] for key in tab_app._PAGES if key[0] == dag_id} == {
         (tab_runs._KEPT[dag_id].version, 0, now_key(SETTINGS.policy(), at(306, 30)))
     }
+
+
+def test_the_api_server_keeps_as_many_dags_as_the_deployment_says(session: Any, monkeypatch: Any) -> None:
+    from hops_timetable import config
+
+    monkeypatch.setenv("AIRFLOW__HOPS_TIMETABLE__TAB_KEPT_DAGS", "2")
+    config.settings.cache_clear()
+    try:
+        tab_runs._KEPT.clear()
+        for dag_id in ("kept_a", "kept_b", "kept_c"):
+            _insert(session, dag_id, [scheduled(1), scheduled(2)])
+            tab_runs.dag_runs(session, dag_id, SETTINGS)
+        assert list(tab_runs._KEPT) == ["kept_b", "kept_c"]  # the least recently viewed is let go
+        assert _same(_page(session, "kept_a", 0, at(3)), _whole([scheduled(1), scheduled(2)], 0, at(3)))
+        assert list(tab_runs._KEPT) == ["kept_c", "kept_a"]
+    finally:
+        monkeypatch.delenv("AIRFLOW__HOPS_TIMETABLE__TAB_KEPT_DAGS")
+        config.settings.cache_clear()

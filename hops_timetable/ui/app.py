@@ -133,8 +133,8 @@ def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
     return {**settings.as_json(), "is_paused": paused}
 
 
-KEPT_PAGES = 16
-"""Pages the api-server keeps worked out (the most recently shown), each until its DAG's runs or the moment change."""
+# The pages kept worked out (``[hops_timetable] tab_kept_pages`` of them, the most recently shown), each until its
+# DAG's runs or the moment change.
 _PAGES: OrderedDict[tuple[object, ...], tuple[list[RunRecord], DagPage]] = OrderedDict()
 _PAGES_LOCK = threading.Lock()
 
@@ -155,7 +155,7 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
         for stale in [k for k in _PAGES if k[0] == dag_id and (k[1], k[2], k[4]) != (key[1], key[2], key[4])]:
             del _PAGES[stale]  # worked out from runs since changed, or at a moment past: never shown again
         _PAGES[key] = (runs.records, built)
-        while len(_PAGES) > KEPT_PAGES:
+        while len(_PAGES) > config.settings().tab_kept_pages:
             _PAGES.popitem(last=False)
     return built
 

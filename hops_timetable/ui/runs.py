@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from hops_timetable import _compat
+from hops_timetable import _compat, config
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
 from hops_timetable.core.coverage.blocks import earliest_start
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 __all__ = [
-    "KEPT_DAGS",
     "RUN_COLUMNS",
     "DagRuns",
     "RunQuery",
@@ -50,8 +49,6 @@ __all__ = [
     "with_page",
 ]
 
-KEPT_DAGS = 64
-"""DAGs whose folded runs the api-server keeps (the most recently viewed)."""
 _IN_FLIGHT = ("queued", "running")
 _VERSIONS = itertools.count(1)
 _WATCHED = ("failed", *_IN_FLIGHT)
@@ -244,7 +241,7 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
     folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
     folded.fold(run_rows(session, dag_id))
     _KEPT[dag_id] = folded
-    while len(_KEPT) > KEPT_DAGS:
+    while len(_KEPT) > config.settings().tab_kept_dags:
         _KEPT.popitem(last=False)
     return folded
 
