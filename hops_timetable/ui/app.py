@@ -139,8 +139,8 @@ def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
 _PAGES: OrderedDict[tuple[object, ...], tuple[list[RunRecord], DagPage]] = OrderedDict()
 _PAGES_LOCK = threading.Lock()
 _HISTORIES: OrderedDict[tuple[str, Schedule, int], History] = OrderedDict()
-"""The history last worked out for each page shown (the most recent :data:`KEPT_PAGES`), whatever runs or moment it
-was worked out from: the next page worked out carries it over (:func:`history`'s *previous*)."""
+# The history last worked out for each page shown (``tab_kept_pages`` of them, the most recently shown), whatever
+# runs or moment it was worked out from: the next page worked out carries it over (history()'s *previous*).
 
 
 def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime, page: int) -> DagPage:
@@ -160,11 +160,12 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
         for stale in [k for k in _PAGES if k[0] == dag_id and (k[1], k[2], k[4]) != (key[1], key[2], key[4])]:
             del _PAGES[stale]  # worked out from runs since changed, or at a moment past: never shown again
         _PAGES[key] = (runs.records, built)
-        while len(_PAGES) > config.settings().tab_kept_pages:
+        kept_pages = config.settings().tab_kept_pages
+        while len(_PAGES) > kept_pages:
             _PAGES.popitem(last=False)
         _HISTORIES[(dag_id, settings, page)] = built.history
         _HISTORIES.move_to_end((dag_id, settings, page))
-        while len(_HISTORIES) > KEPT_PAGES:
+        while len(_HISTORIES) > kept_pages:
             _HISTORIES.popitem(last=False)
     return built
 
