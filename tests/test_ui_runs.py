@@ -47,13 +47,16 @@ def _set_state(session: Any, dag_id: str, run_id: str, state: str) -> None:
 
 
 def _page(session: Any, dag_id: str, page: int, now: datetime) -> dict[str, Any]:
-    """Page *page* as the tab builds it: the runs kept between views, the page's own read whole."""
+    """Page *page* as the tab builds it: the runs kept between views, the page's own read whole, the history worked
+    out for the page before carried over."""
+    from hops_timetable.ui import app as tab_app
+
     policy = SETTINGS.policy()
     runs = tab_runs.dag_runs(session, dag_id, SETTINGS)
     found = page_of_fires(policy, timeline_begin(policy, runs.earliest_start, None), now, page, PAGE_FIRES)
     assert found is not None
     runs = tab_runs.with_page(session, dag_id, SETTINGS, runs, found[2], found[3])
-    return page_json(dag_id, build_page(SETTINGS, runs.records, now, page, blocks=runs.blocks))
+    return page_json(dag_id, tab_app._page(SETTINGS, dag_id, runs, now, page))
 
 
 def _whole(records: list[RunRecord], page: int, now: datetime) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from fastapi.staticfiles import StaticFiles
 
 from hops_timetable import _compat, config
 from hops_timetable.core.coverage import (
+    History,
     RunRecord,
     now_key,
     page_of_fires,
@@ -137,6 +138,9 @@ def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
 # DAG's runs or the moment change.
 _PAGES: OrderedDict[tuple[object, ...], tuple[list[RunRecord], DagPage]] = OrderedDict()
 _PAGES_LOCK = threading.Lock()
+_HISTORIES: OrderedDict[tuple[str, Schedule, int], History] = OrderedDict()
+# The history last worked out for each page shown (``tab_kept_pages`` of them, the most recently shown), whatever
+# runs or moment it was worked out from: the next page worked out carries it over (history()'s *previous*).
 
 
 def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime, page: int) -> DagPage:
@@ -150,14 +154,28 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
             built = kept[1]
             at_now = dataclasses.replace(built.history, now=now)
             return dataclasses.replace(built, history=at_now, coverage=dataclasses.replace(built.coverage, now=now))
-    built = build_page(settings, runs.records, now, page, blocks=runs.blocks)
+        previous = _previous_history(dag_id, settings, page)
+    built = build_page(settings, runs.records, now, page, blocks=runs.blocks, previous=previous)
     with _PAGES_LOCK:
         for stale in [k for k in _PAGES if k[0] == dag_id and (k[1], k[2], k[4]) != (key[1], key[2], key[4])]:
             del _PAGES[stale]  # worked out from runs since changed, or at a moment past: never shown again
         _PAGES[key] = (runs.records, built)
-        while len(_PAGES) > config.settings().tab_kept_pages:
+        kept_pages = config.settings().tab_kept_pages
+        while len(_PAGES) > kept_pages:
             _PAGES.popitem(last=False)
+        _HISTORIES[(dag_id, settings, page)] = built.history
+        _HISTORIES.move_to_end((dag_id, settings, page))
+        while len(_HISTORIES) > kept_pages:
+            _HISTORIES.popitem(last=False)
     return built
+
+
+def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | None:
+    """The history last worked out for this page of the DAG, else for a newer page (the runs it read part from
+    this page's where this page begins), else for the nearest older one: carried over up to where they part."""
+    shown = {q: h for (d, s, q), h in _HISTORIES.items() if (d, s) == (dag_id, settings)}
+    nearest = min(shown, key=lambda q: (max(q, page), q != page), default=None)
+    return None if nearest is None else shown[nearest]
 
 
 def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool | None, DagPage, list[Any]]:

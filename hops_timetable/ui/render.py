@@ -157,15 +157,17 @@ def build_page(
     page: int = 0,
     size: int = PAGE_FIRES,
     blocks: Sequence[RunBlock] = (),
+    previous: History | None = None,
 ) -> DagPage:
     """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
 
     The cost is that of the runs and of one page: the history is read in stretches (:func:`history`), and only this
     page's fires are taken one by one, so a million fires of history cost what their runs cost; runs kept as
-    *blocks* cost what a block costs.
+    *blocks* cost what a block costs; given the *previous* history of the same page, only what changed since is
+    asked.
     """
     policy = settings.policy()
-    hist = history(policy, settings.catchup, settings.offset, records, now, blocks=blocks)
+    hist = history(policy, settings.catchup, settings.offset, records, now, blocks=blocks, previous=previous)
     found = page_of_fires(policy, hist.begin, hist.now, page, size)
     if found is None:
         return DagPage(hist, hist.coverage(max_fires=size), 0, 1, [])

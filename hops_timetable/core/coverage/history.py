@@ -10,6 +10,7 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
+from hops_timetable.core.coverage.changes import unchanged_before
 from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
 from hops_timetable.core.coverage.runs import RunRecord
@@ -172,13 +173,16 @@ def history(
     since: datetime | None = None,
     due_grace: timedelta = DUE_GRACE,
     blocks: Sequence[RunBlock] = (),
+    previous: History | None = None,
 ) -> History:
     """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
 
     The fires are cut only where an answer may change (:meth:`Rules.cuts`: the runs, the processed spans, the
     policy's bounds), each piece asked about its first, second and last fire and its length counted by the cron,
     so the cost grows with the runs, not with the fires: a million fires of a bounded catch-up cost what its few
-    dozen runs cost.
+    dozen runs cost. Given the *previous* history of the same DAG (worked out from other runs or at another
+    instant), the stretches of the fires that read alike in both (:func:`unchanged_before`) are taken from it and
+    only the newer fires are asked: a run appended or a minute passed costs what changed, not the history.
     """
     rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
     begin = timeline_begin(policy, rules.earliest_start, since)
@@ -187,6 +191,11 @@ def history(
     if span is not None:
         first, newest = span
         fire: datetime | None = first  # the first fire not yet in a stretch
+        if previous is not None and previous.begin == begin and previous.stretches[:1]:
+            stable = unchanged_before(previous.rules, rules) if previous.stretches[0].first == first else None
+            if stable is not None:
+                stretches = previous.older_than(min(stable, newest + TICK))
+                fire = policy.cron.next_after(stretches[-1].last) if stretches else first
         for cut in [*(c for c in rules.cuts(offset_seconds) if first <= c < newest), newest]:
             if fire is None:
                 break

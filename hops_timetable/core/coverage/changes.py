@@ -1,0 +1,73 @@
+"""Where two readings of a DAG's runs start to differ: what :func:`~.history.history` keeps of a history worked out
+before when only the newest runs changed or the clock moved on. Pure: no Airflow import."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.coverage.fires import Rules
+from hops_timetable.core.window import TICK, as_utc
+
+__all__ = ["unchanged_before"]
+
+
+def unchanged_before(old: Rules, new: Rules) -> datetime | None:
+    """An instant before which every fire reads alike under *old* and *new* (its decision, runs, state, coverage
+    and pending), so the stretches of those fires carry over; ``None`` when no fire surely does.
+
+    What a fire reads depends on the runs at it, the processed windows that meet its own, the scheduled runs around
+    it (a gap's decision is asked of the scheduled run after it and the one before) and, through the first fire
+    still due and the grace period, on *now*. Past the first run kept whole and the first block that differ, every
+    run and block is taken as changed: the newest runs change together, and an old run that changed only costs
+    the history after it.
+    """
+    if (old.policy, old.catchup, old.offset) != (new.policy, new.catchup, new.offset):
+        return None
+    shift = timedelta(seconds=new.offset or 0)
+    fires: list[datetime] = []  # fires whose runs may differ
+    points: list[datetime] = []  # instants from which a fire may read otherwise
+    index = _first_difference(old.records, new.records)
+    for rules in (old, new):
+        for record, seen in zip(rules.records[index:], rules.windows[index:], strict=True):
+            if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
+                fires.append(as_utc(record.data_interval_end))
+            if seen.window is not None:
+                # A fire's window ends at the fire minus the offset: one ending at or before this start reads alike.
+                points.append(seen.window.start + shift)
+    index = _first_difference(old.blocks, new.blocks)
+    for rules in (old, new):
+        for block, (lo, _) in zip(rules.blocks[index:], rules.block_spans[index:], strict=True):
+            fires.append(block.first_fire)
+            points.append(lo + shift)
+    if fires:
+        changed = min(fires)
+        # The fires of the gap before a changed run are decided by it: only those up to the newest scheduled run
+        # before it (the same in both, every run before *changed* being so) read alike.
+        before = [_scheduled_before(rules, changed) for rules in (old, new)]
+        if None in before:
+            return None
+        points.append(min(b for b in before if b is not None) + TICK)
+    points += [rules.due_from for rules in (old, new) if rules.due_from is not None]  # due and pending fires
+    return min(points) if points else max(old.now, new.now) + TICK  # else nothing differs: every fire carries over
+
+
+def _first_difference(old: Sequence[object], new: Sequence[object]) -> int:
+    for index, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a is not b and a != b:
+            return index
+    return min(len(old), len(new))
+
+
+def _scheduled_before(rules: Rules, moment: datetime) -> datetime | None:
+    """The newest fire before *moment* with a scheduled run, kept whole or in a block."""
+    index = bisect_left(rules.scheduled_fires, moment)
+    found: list[datetime | None] = [rules.scheduled_fires[index - 1]] if index else []
+    index = bisect_left(rules.scheduled_block_firsts, moment)
+    if index:
+        block = rules.scheduled_blocks[index - 1]
+        # A block holding *moment* has a run at every fire of it: the newest before *moment* is the fire before.
+        found.append(block.last_fire if block.last_fire < moment else rules.policy.cron.prev_before(moment))
+    return max((f for f in found if f is not None), default=None)
