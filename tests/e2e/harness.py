@@ -307,10 +307,19 @@ def migrate_database(home: Path) -> Path:
 
 
 def copy_database(source: Path, target: Path) -> None:
-    """Copy a SQLite database consistently (the online backup API also folds in a pending WAL)."""
+    """Copy a SQLite database consistently (the online backup API also folds in a pending WAL), in WAL mode.
+
+    In SQLite's default rollback-journal mode a reader (the tests' queries, the api-servers' reads) keeps a writer
+    from committing, and on a loaded machine a scheduler waited out the busy timeout and exited with "database is
+    locked" in the middle of a repair's backfill. In WAL mode readers and the one writer do not wait for each other;
+    the mode is stored in the database file, so every component opens it so.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
         src.backup(dst)
+        mode = dst.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if mode != "wal":
+        raise StackError(f"{target}: SQLite kept journal mode {mode!r} where WAL was asked for")
 
 
 @dataclass(frozen=True)
