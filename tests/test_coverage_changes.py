@@ -10,11 +10,11 @@ from fuzzing import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from runs_by_hand import HOURLY, START, at, scheduled
+from support import CountingCron
 from test_coverage_history import schedules
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import Blocks, History, RunBlock, RunRecord, history
-from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.decision import Decision
 
 
@@ -88,17 +88,7 @@ def test_a_history_carried_over_reads_as_the_one_worked_out_from_scratch(
 
 
 def test_a_run_appended_to_a_long_history_costs_a_few_cron_steps() -> None:
-    class CountingCron(QuartzCron):
-        calls = 0
-
-        def next_after(self, dt: datetime) -> datetime | None:
-            CountingCron.calls += 1
-            return super().next_after(dt)
-
-        def prev_before(self, dt: datetime) -> datetime | None:
-            CountingCron.calls += 1
-            return super().prev_before(dt)
-
+    CountingCron.calls = 0
     policy = CatchupPolicy(CountingCron(HOURLY.expression), start=START)
     # 2,000 runs, every 7th failed: about 570 stretches, each asked about anew when worked out from scratch.
     runs = [scheduled(h, "failed" if h % 7 == 0 else "success") for h in range(1, 2001)]

@@ -9,6 +9,7 @@ from fuzzing import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from runs_by_hand import HOURLY, QUARTER, START, at, manual, scheduled
+from support import CountingCron
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord, coverage, history, now_key
@@ -147,21 +148,7 @@ def test_fires_whose_runs_read_alike_are_one_stretch_cut_where_a_run_failed_or_a
 
 
 def test_a_run_for_every_fire_costs_about_one_cron_step_a_run() -> None:
-    class CountingCron(QuartzCron):
-        calls = 0
-
-        def next_after(self, dt: datetime) -> datetime | None:
-            CountingCron.calls += 1
-            return super().next_after(dt)
-
-        def prev_before(self, dt: datetime) -> datetime | None:
-            CountingCron.calls += 1
-            return super().prev_before(dt)
-
-        def nth_before(self, dt: datetime, n: int) -> datetime | None:
-            CountingCron.calls += 1
-            return super().nth_before(dt, n)
-
+    CountingCron.calls = 0
     policy = CatchupPolicy(CountingCron(HOURLY.expression), start=START)
     runs = [scheduled(h) for h in range(1, 2001)]
     hist = history(policy, True, None, runs, at(2000, 30))
