@@ -269,9 +269,11 @@ def airflow_env(home: Path, *, extra: Mapping[str, str] | None = None) -> dict[s
     env.update(
         {
             "AIRFLOW_HOME": str(home),
-            # SQLite allows one writer at a time; five components write, so wait for the lock longer than the
-            # driver's default 5 s before giving up with "database is locked".
-            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=15",
+            # SQLite allows one writer at a time; five components write, so wait for the lock far longer than the
+            # driver's default 5 s before giving up with "database is locked": a backfill that gives up deletes the
+            # runs it made, and a scheduler holding one of them exits (ObjectDeletedError). Only the tests call the
+            # control-api, whose event loop such a wait can stall (COMPONENTS).
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
             "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
             # Python buffers a child's output when it is a file; the logs must be complete when a test fails.
