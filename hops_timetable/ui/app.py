@@ -280,8 +280,8 @@ def runs_page(
     runs = [
         {
             "dag_run_id": run_id,
-            "run_type": str(getattr(run_type, "value", run_type)),
-            "state": str(getattr(state, "value", state)),
+            "run_type": tab_runs.enum_text(run_type),
+            "state": tab_runs.enum_text(state),
             "run_after": when(run_after),
             "logical_date": when(logical_date),
             "data_interval_start": when(start),

@@ -42,6 +42,7 @@ __all__ = [
     "DagRuns",
     "RunQuery",
     "dag_runs",
+    "enum_text",
     "one_run",
     "record_of",
     "run_rows",
@@ -118,7 +119,8 @@ def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upt
     return {str(state): int(n) for state, n in session.execute(q)}
 
 
-def _value(item: Any) -> str:
+def enum_text(item: Any) -> str:
+    """A run type or state as text, whether the row holds Airflow's enum or its string."""
     return str(getattr(item, "value", item))
 
 
@@ -130,8 +132,8 @@ def record_of(row: Any) -> RunRecord:
     """A ``dag_run`` row (:data:`hops_timetable._compat.RUN_COLUMNS`) as the core reads a run."""
     return RunRecord(
         run_id=row.run_id,
-        run_type=_value(row.run_type),
-        state=_value(row.state),
+        run_type=enum_text(row.run_type),
+        state=enum_text(row.state),
         run_after=as_utc(row.run_after),
         logical_date=_utc(row.logical_date),
         data_interval_start=_utc(row.data_interval_start),
