@@ -193,7 +193,10 @@ def test_arguments_that_would_not_be_words_of_their_own_are_refused(bash: Bash, 
     assert bash.calls(str(task.bash_command))[0] == bash_gives
     with pytest.raises(LegacyArgsError, match="as words of their own") as raised:
         task.execute({"dag": dag, "task": task, "dag_run": runtime_run("scheduled", INTERVAL)})
-    from airflow.sdk.exceptions import AirflowFailException
+    try:
+        from airflow.sdk.exceptions import AirflowFailException
+    except ImportError:  # Airflow 3.0 has it only in airflow.exceptions
+        from airflow.exceptions import AirflowFailException  # type: ignore[no-redef]
 
     assert isinstance(raised.value, AirflowFailException)  # no retry: the command stays wrong
 
