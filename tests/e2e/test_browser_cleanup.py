@@ -23,7 +23,7 @@ from browser import missing
 from harness import OWNER_VARIABLE
 from test_harness_cleanup import _gone, _wait_gone
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.one_minor]  # the harness, not Airflow: alike on every minor
 
 E2E = Path(__file__).resolve().parent
 
