@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any, Final
 
 from hops_timetable.cli.dag_source import call_source, dag_file
+from hops_timetable.cli.output import json_time
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
 from hops_timetable.core.validation import ArgumentError, short_repr
-from hops_timetable.core.window import format_hops_time
 
 __all__ = ["MAX_DAG_ID", "ImportedSchedule", "import_schedules"]
 
@@ -84,10 +84,7 @@ class ImportedSchedule:
 
 
 def _json_value(value: object) -> object:
-    if isinstance(value, datetime):
-        text = format_hops_time(value)
-        return text if value.microsecond == 0 else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
-    return value
+    return json_time(value) if isinstance(value, datetime) else value
 
 
 def _items(data: object) -> list[tuple[object, str | None]]:
