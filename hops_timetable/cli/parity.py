@@ -45,19 +45,9 @@ MAX_GRACE_SECONDS: Final = 86_400
 
 
 def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
-    """The text of the file *path* (at most *limit* characters) and the sha256 of its bytes."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
-    if len(data) > limit:
-        raise BadInput(f"{flag} {path!r} is larger than {limit:,} bytes; export a shorter range")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{flag} {path!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    return text, hashlib.sha256(data).hexdigest()
+    """The text of the file *path* (at most *limit* bytes) and the sha256 of its bytes."""
+    reader = _Reader(flag, path, limit)
+    return "".join(reader.chunks()), reader.sha256.hexdigest()
 
 
 class _Reader:
@@ -86,11 +76,13 @@ class _Reader:
             self.file.close()
             raise BadInput(f"{self.flag} {self.path!r} is larger than {self.limit:,} bytes; export a shorter range")
         self.sha256.update(data)
+        pending = len(self.decoder.getstate()[0])  # the bytes of a character the previous chunk cut
         try:
             return self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as exc:
             self.file.close()
-            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason}") from None
+            at = self.size - len(data) - pending + exc.start
+            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
 
     def first(self) -> str:
         """The first character that is not whitespace ('' for an empty file)."""
