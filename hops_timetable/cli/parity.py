@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.options import parse_time
+from hops_timetable.cli.options import parse_time, time_range
 from hops_timetable.cli.parity_report import FORMAT, payload, text_lines, write_json
 from hops_timetable.cli.progress import Progress
 from hops_timetable.core.json_input import load_json
@@ -112,20 +112,9 @@ def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
     """The declared outages, and whether the user declared anything (``none``: Hopsworks was up throughout)."""
     if any(t.strip().lower() == "none" for t in texts) and len(texts) > 1:
         raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
-    return [_outage(t) for t in texts if t.strip().lower() != "none"], bool(texts)
-
-
-def _outage(text: str) -> Event:
-    left, sep, right = text.partition("..")
-    if not sep:
-        raise BadInput(
-            f"--hopsworks-outage {text!r} is not a time range: expected FROM..TO, "
-            "e.g. 2026-03-01T13:30..2026-03-01T16:20, or none"
-        )
-    try:
-        return Event("outage", parse_time("--hopsworks-outage", left), parse_time("--hopsworks-outage", right))
-    except ValueError as exc:
-        raise BadInput(f"--hopsworks-outage {text!r}: {exc}") from None
+    example = "2026-03-01T13:30..2026-03-01T16:20, or none"
+    flag = "--hopsworks-outage"
+    return [time_range(flag, t, "outage", example) for t in texts if t.strip().lower() != "none"], bool(texts)
 
 
 def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
