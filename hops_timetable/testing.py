@@ -117,10 +117,8 @@ def hopsworks_windows(
         side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
     else:
         export = load_executions(_json(executions, "executions"), "executions")
-        note = None
-        if export.incomplete:
-            note = f"the export holds {len(export.executions):,} of the {export.declared_count:,} executions counted"
-        side = Windows("hopsworks", start, end, versions, (), tuple(export.executions), outages=events, note=note)
+        held = tuple(export.executions)
+        side = Windows("hopsworks", start, end, versions, (), held, outages=events, note=export.note)
     outcome = _run(side, None)
     if outcome.report is None:
         assert outcome.reading is not None

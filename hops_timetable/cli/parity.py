@@ -195,12 +195,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
         export = read_executions(
             reader.chunks(), args.hopsworks_executions, progress.count("executions") if progress.enabled else None
         )
-        executions = export.executions
-        if export.incomplete:
-            incomplete = (
-                f"the export holds {len(executions):,} of the {export.declared_count:,} executions its pages count "
-                "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
-            )
+        executions, incomplete = export.executions, export.note
     else:
         reader.limit = MAX_LEDGER_CHARS
         ledger = load_ledger(reader.lines(), args.hopsworks_executions)

@@ -219,6 +219,16 @@ class ExecutionsExport:
         """The pages hold fewer executions than the API said match: some pages are missing."""
         return self.declared_count is not None and len(self.executions) < self.declared_count
 
+    @property
+    def note(self) -> str | None:
+        """What an incomplete export leaves undecided, for the report (``None`` when complete)."""
+        if not self.incomplete:
+            return None
+        return (
+            f"the export holds {len(self.executions):,} of the {self.declared_count:,} executions its pages count "
+            "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
+        )
+
 
 PROGRESS_EVERY: Final = 100_000
 
