@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import textwrap
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -172,7 +171,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
     limits: list[str] = []
-    clock = frozen_builtin_clock(now) if freeze_clock else _nothing()
+    clock = frozen_builtin_clock(now) if freeze_clock else nullcontext()
     with clock:
         for name, timetable in builtins.items():
             found: list[tuple[datetime, datetime, datetime]] = []
@@ -193,11 +192,6 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     comparison = _align(settings, now, freeze_clock, runs, n)
     comparison.notes.extend(limits)
     return comparison
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def _align(
