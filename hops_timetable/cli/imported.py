@@ -65,7 +65,7 @@ class ImportedSchedule:
             "index": self.index,
             "job_name": self.job_name,
             "dag_id": self.dag_id,
-            "kwargs": {k: _json_value(v) for k, v in self.kwargs.items()},
+            "kwargs": {k: json_time(v) if isinstance(v, datetime) else v for k, v in self.kwargs.items()},
             "paused": self.paused,
             "call": None if self.errors else self.call(),
             "dag_file": self.dag_file(),
@@ -81,10 +81,6 @@ class ImportedSchedule:
         lines += [f"warning: {w}" for w in self.warnings]
         lines += ["", self.call(), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
         return lines
-
-
-def _json_value(value: object) -> object:
-    return json_time(value) if isinstance(value, datetime) else value
 
 
 def _items(data: object) -> list[tuple[object, str | None]]:
