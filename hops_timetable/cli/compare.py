@@ -30,6 +30,7 @@ from hops_timetable.cli.options import MAX_COMPARE, check_count, now_from_args, 
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.cron import MAX_YEAR
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import as_utc, format_hops_time, hops_window
 
 __all__ = ["Comparison", "Row", "compare"]
@@ -162,8 +163,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     )
     runs: dict[str, list[tuple[datetime, datetime, datetime]]] = {}
 
-    policy = settings.policy()
-    taken = itertools.islice(policy.runs(None, now, catchup=settings.catchup), n)
+    taken = itertools.islice(scheduled_runs(settings.policy(), None, now, catchup=settings.catchup), n)
     runs[HOPS] = [(run.fire, run.interval_start, run.fire) for run in taken]
 
     builtins: dict[str, Timetable] = {
