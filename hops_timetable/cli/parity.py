@@ -14,7 +14,7 @@ import codecs
 import hashlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -27,17 +27,18 @@ from hops_timetable.core.offset_model import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    Execution,
     ScheduleVersion,
     load_schedule_versions,
     read_executions,
 )
-from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, load_ledger
+from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, LedgerRow, load_ledger
 from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
 
-__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input"]
+__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input", "read_record", "read_schedule"]
 
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024
@@ -106,6 +107,26 @@ class _Reader:
                 if self.ended:
                     return
                 text = self._read()
+
+
+def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[ScheduleVersion], str]:
+    """The schedule versions in the file *path* (see :func:`load_schedule_versions`) and the sha256 of its bytes."""
+    text, digest = read_input(flag, path, MAX_SCHEDULE_CHARS)
+    return load_schedule_versions(load_json(text, path), path, offset_model), digest
+
+
+def read_record(
+    flag: str, path: str, progress: Callable[[int], None] | None = None
+) -> tuple[Sequence[Execution] | None, list[LedgerRow] | None, str | None, str]:
+    """Hopsworks' record in the file *path*, as its first character says: an executions listing (JSON, read piece
+    by piece) or a CSV ledger (row by row). Returns the executions or the ledger rows, the note of a listing that
+    misses a page, and the sha256 of the file's bytes."""
+    reader = _Reader(flag, path, MAX_EXPORT_CHARS)
+    if reader.first() in ("{", "["):
+        export = read_executions(reader.chunks(), path, progress)
+        return export.executions, None, export.note, reader.sha256.hexdigest()
+    reader.limit = MAX_LEDGER_CHARS
+    return None, load_ledger(reader.lines(), path), None, reader.sha256.hexdigest()
 
 
 def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
@@ -181,25 +202,13 @@ def cmd_parity(args: argparse.Namespace) -> int:
     outages, outages_known = _outages(args.hopsworks_outage)
     progress = Progress.for_args(args)
     inputs: dict[str, Any] = {}
-    text, digest = read_input("--hopsworks-schedule", args.hopsworks_schedule, MAX_SCHEDULE_CHARS)
+    versions, digest = read_schedule("--hopsworks-schedule", args.hopsworks_schedule, args.offset_model)
     inputs["hopsworks_schedule"] = {"path": args.hopsworks_schedule, "sha256": digest}
-    versions = load_schedule_versions(
-        load_json(text, args.hopsworks_schedule), args.hopsworks_schedule, args.offset_model
-    )
     check_fires(versions, start, end)  # the limits before the work: the executions may be a million
     progress.step(f"reading {args.hopsworks_executions}")
-    reader = _Reader("--hopsworks-executions", args.hopsworks_executions, MAX_EXPORT_CHARS)
-    executions = ledger = None
-    incomplete = None
-    if reader.first() in ("{", "["):
-        export = read_executions(
-            reader.chunks(), args.hopsworks_executions, progress.count("executions") if progress.enabled else None
-        )
-        executions, incomplete = export.executions, export.note
-    else:
-        reader.limit = MAX_LEDGER_CHARS
-        ledger = load_ledger(reader.lines(), args.hopsworks_executions)
-    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": reader.sha256.hexdigest()}
+    counted = progress.count("executions") if progress.enabled else None
+    executions, ledger, incomplete, digest = read_record("--hopsworks-executions", args.hopsworks_executions, counted)
+    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": digest}
     progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")
     accepted: dict[tuple[datetime, str], str] = {}
     if args.accept:
