@@ -98,9 +98,9 @@ def hopsworks_windows(
     offset_model: str | None = None,
 ) -> Windows:
     """Hopsworks' side: *schedule* (REST / ``to_dict()`` JSON, or ``{"versions": [...]}``) and *executions* (the
-    listing, or a list of pages; a file is read as ``hops-timetable parity`` reads it, a listing or a CSV ledger
-    as its first character says). Raises ``AssertionError`` when the meaning
-    of ``-start_time`` cannot be read from the data and *meaning* is not given."""
+    listing, or a list of pages; a file is read as ``hops-timetable parity`` reads it, a listing or a CSV ledger as
+    its first character says). Raises ``AssertionError`` when the meaning of ``-start_time`` cannot be read from the
+    data and *meaning* is not given."""
     start, end = _between(between)
     versions = _schedule(schedule, offset_model)
     events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
@@ -170,8 +170,7 @@ def airflow_windows(
 def _run(
     hopsworks: Windows, airflow: Windows | None, accepted: Mapping[tuple[datetime, str], str] | None = None
 ) -> Outcome:
-    # The same outages given to both sides are replayed once.
-    events = list(dict.fromkeys([*hopsworks.outages, *(airflow.outages if airflow is not None else ())]))
+    events = [*hopsworks.outages, *(airflow.outages if airflow is not None else ())]
     return parity(
         hopsworks.versions,
         hopsworks.start,
