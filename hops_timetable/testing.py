@@ -15,20 +15,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Union
 
-from hops_timetable.core.json_input import load_json
-from hops_timetable.core.parity.compare import Report, SideRun, compare
+from hops_timetable.core.parity.compare import Report, SideRun
 from hops_timetable.core.parity.exports import (
-    MAX_EXPORT_CHARS,
     Execution,
     ScheduleVersion,
     load_executions,
     load_schedule_versions,
 )
-from hops_timetable.core.parity.ledger import LedgerRow, load_ledger
+from hops_timetable.core.parity.ledger import LedgerRow
 from hops_timetable.core.parity.meaning import DEFAULT_GRACE
 from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
@@ -65,8 +63,8 @@ class Windows:
     end: datetime
     versions: tuple[ScheduleVersion, ...]
     runs: tuple[SideRun, ...]
-    executions: tuple[Execution, ...] | None = None
-    ledger: tuple[LedgerRow, ...] | None = None
+    executions: Sequence[Execution] | None = None
+    ledger: Sequence[LedgerRow] | None = None
     live: bool = False
     meaning: str | None = None
     outages: tuple[Event, ...] = ()
@@ -80,20 +78,14 @@ def _between(between: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
     return start, end
 
 
-def _json(source: Source, what: str, limit: int = MAX_EXPORT_CHARS) -> object:
-    if isinstance(source, (dict, list)):
-        return source
-    # Read as ``hops-timetable parity`` reads its inputs: the same size limit and errors.
-    from hops_timetable.cli.parity import read_input
-
-    path = os.fspath(source)
-    return load_json(read_input(what, path, limit)[0], path, limit)
-
-
 def _schedule(schedule: Source | Sequence[ScheduleVersion], offset_model: str | None) -> tuple[ScheduleVersion, ...]:
+    if isinstance(schedule, (str, os.PathLike)):
+        from hops_timetable.cli.parity import read_schedule  # read as ``hops-timetable parity`` reads its inputs
+
+        return tuple(read_schedule("schedule", os.fspath(schedule), offset_model)[0])
     if isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule):
         return tuple(schedule)
-    return tuple(load_schedule_versions(_json(schedule, "schedule"), "schedule", offset_model))  # type: ignore[arg-type]
+    return tuple(load_schedule_versions(schedule, "schedule", offset_model))
 
 
 def hopsworks_windows(
@@ -106,39 +98,27 @@ def hopsworks_windows(
     offset_model: str | None = None,
 ) -> Windows:
     """Hopsworks' side: *schedule* (REST / ``to_dict()`` JSON, or ``{"versions": [...]}``) and *executions* (the
-    listing, or a list of pages; a path ending in ``.csv`` is a ledger). Raises ``AssertionError`` when the meaning
-    of ``-start_time`` cannot be read from the data and *meaning* is not given."""
+    listing, or a list of pages; a file is read as ``hops-timetable parity`` reads it, a listing or a CSV ledger as
+    its first character says). Raises ``AssertionError`` when the meaning of ``-start_time`` cannot be read from the
+    data and *meaning* is not given."""
     start, end = _between(between)
     versions = _schedule(schedule, offset_model)
     events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
-    if isinstance(executions, (str, os.PathLike)) and os.fspath(executions).endswith(".csv"):
-        with open(executions, encoding="utf-8") as fh:
-            rows = tuple(load_ledger(fh, os.fspath(executions)))
-        side = Windows("hopsworks", start, end, versions, (), ledger=rows, outages=events)
+    held: Sequence[Execution] | None
+    if isinstance(executions, (dict, list)):
+        export = load_executions(executions, "executions")
+        held, rows, note = export.executions, None, export.note
     else:
-        export = load_executions(_json(executions, "executions"), "executions")
-        note = None
-        if export.incomplete:
-            note = f"the export holds {len(export.executions):,} of the {export.declared_count:,} executions counted"
-        side = Windows("hopsworks", start, end, versions, (), tuple(export.executions), outages=events, note=note)
+        from hops_timetable.cli.parity import read_record
+
+        held, rows, note, _ = read_record("executions", os.fspath(executions))
+    side = Windows("hopsworks", start, end, versions, (), held, rows, outages=events, note=note)
     outcome = _run(side, None)
     if outcome.report is None:
         assert outcome.reading is not None
         raise AssertionError(outcome.reading.explain())
     runs = tuple(r for r in outcome.hopsworks_runs if r.fire is None or start <= r.fire < end)
-    return Windows(
-        "hopsworks",
-        start,
-        end,
-        versions,
-        runs,
-        side.executions,
-        side.ledger,
-        False,
-        None if outcome.reading is None else outcome.reading.meaning,
-        events,
-        side.note,
-    )
+    return replace(side, runs=runs, meaning=None if outcome.reading is None else outcome.reading.meaning)
 
 
 def schedule_windows(
@@ -257,11 +237,4 @@ def assert_dag_matches_schedule(
     """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes over
     *between* (both replayed through *outages*); returns the report."""
     expected = schedule_windows(schedule, between=between, outages=outages, offset_model=offset_model)
-    actual = dag_file_windows(dag_file, dag_id, between=between, outages=outages)
-    start, end = expected.start, expected.end
-    hops_plan = replay(expected.versions, start, end, list(expected.outages))
-    air_plan = replay(actual.versions, start, end, list(actual.outages))
-    report = compare(start, end, hops_plan, air_plan, list(expected.runs), list(actual.runs))
-    if report.exit_status != Verdict.OK:
-        raise AssertionError(_message(report))
-    return report
+    return assert_same_windows(expected, dag_file_windows(dag_file, dag_id, between=between, outages=outages))

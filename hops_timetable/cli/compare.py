@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import textwrap
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -31,6 +30,7 @@ from hops_timetable.cli.options import MAX_COMPARE, check_count, now_from_args, 
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.cron import MAX_YEAR
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import as_utc, format_hops_time, hops_window
 
 __all__ = ["Comparison", "Row", "compare"]
@@ -163,8 +163,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     )
     runs: dict[str, list[tuple[datetime, datetime, datetime]]] = {}
 
-    policy = settings.policy()
-    taken = itertools.islice(policy.runs(None, now, catchup=settings.catchup), n)
+    taken = itertools.islice(scheduled_runs(settings.policy(), None, now, catchup=settings.catchup), n)
     runs[HOPS] = [(run.fire, run.interval_start, run.fire) for run in taken]
 
     builtins: dict[str, Timetable] = {
@@ -172,7 +171,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
     limits: list[str] = []
-    clock = frozen_builtin_clock(now) if freeze_clock else _nothing()
+    clock = frozen_builtin_clock(now) if freeze_clock else nullcontext()
     with clock:
         for name, timetable in builtins.items():
             found: list[tuple[datetime, datetime, datetime]] = []
@@ -193,11 +192,6 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     comparison = _align(settings, now, freeze_clock, runs, n)
     comparison.notes.extend(limits)
     return comparison
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def _align(

@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any, Final
 
 from hops_timetable.cli.dag_source import call_source, dag_file
+from hops_timetable.cli.output import json_time
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
 from hops_timetable.core.validation import ArgumentError, short_repr
-from hops_timetable.core.window import format_hops_time
 
 __all__ = ["MAX_DAG_ID", "ImportedSchedule", "import_schedules"]
 
@@ -65,7 +65,7 @@ class ImportedSchedule:
             "index": self.index,
             "job_name": self.job_name,
             "dag_id": self.dag_id,
-            "kwargs": {k: _json_value(v) for k, v in self.kwargs.items()},
+            "kwargs": {k: json_time(v) if isinstance(v, datetime) else v for k, v in self.kwargs.items()},
             "paused": self.paused,
             "call": None if self.errors else self.call(),
             "dag_file": self.dag_file(),
@@ -81,13 +81,6 @@ class ImportedSchedule:
         lines += [f"warning: {w}" for w in self.warnings]
         lines += ["", self.call(), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
         return lines
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, datetime):
-        text = format_hops_time(value)
-        return text if value.microsecond == 0 else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
-    return value
 
 
 def _items(data: object) -> list[tuple[object, str | None]]:

@@ -7,7 +7,7 @@ import argparse
 import difflib
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.core.schedule import Schedule
@@ -15,6 +15,9 @@ from hops_timetable.core.time_text import TimeTextError
 from hops_timetable.core.time_text import parse_time as read_time
 from hops_timetable.core.validation import MAX_OFFSET_SECONDS
 from hops_timetable.croniter_check import check_with_croniter
+
+if TYPE_CHECKING:
+    from hops_timetable.core.simulate import Event
 
 PROG = "hops-timetable"
 
@@ -77,6 +80,22 @@ def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
         return read_time(flag, text)
     except TimeTextError as exc:
         raise BadInput(f"{exc} or 'now'" if "not a date-time" in exc.problem else str(exc), flag, text) from None
+
+
+def time_range(flag: str, text: str, kind: str, example: str) -> Event:
+    """A ``FROM..TO`` range of *flag* as an event of *kind* (``outage`` or ``pause``); *example* is shown when the
+    text is not a range."""
+    from hops_timetable.core.simulate import Event  # imported when used: ``next`` never loads the simulator
+
+    left, sep, right = text.partition("..")
+    if not sep:
+        raise BadInput(f"{flag} {text!r} is not a time range: expected FROM..TO, e.g. {example}")
+    try:
+        return Event(kind, parse_time(flag, left), parse_time(flag, right))
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise BadInput(f"{flag} {text!r}: {exc}") from None
 
 
 _FLAGS = {

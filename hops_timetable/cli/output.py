@@ -10,7 +10,7 @@ from typing import Any
 
 from hops_timetable.core.window import format_hops_time
 
-__all__ = ["emit", "fmt_time", "render_table"]
+__all__ = ["emit", "fmt_time", "json_time", "render_table"]
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], list[str]]) -> None:
@@ -23,6 +23,14 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], l
 def fmt_time(value: datetime | None) -> str | None:
     """A time as the ``HOPS_*`` values are written (``2026-01-01T10:00:00Z``); ``None`` for no time."""
     return None if value is None else format_hops_time(value)
+
+
+def json_time(value: datetime | None) -> str | None:
+    """A time as ``...Z``, keeping milliseconds when there are some (a clamped first window starts at one)."""
+    if value is None:
+        return None
+    text = format_hops_time(value)
+    return text if not value.microsecond else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

@@ -14,12 +14,12 @@ import codecs
 import hashlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.options import parse_time
+from hops_timetable.cli.options import parse_time, time_range
 from hops_timetable.cli.parity_report import FORMAT, payload, text_lines, write_json
 from hops_timetable.cli.progress import Progress
 from hops_timetable.core.json_input import load_json
@@ -27,17 +27,18 @@ from hops_timetable.core.offset_model import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
+    Execution,
     ScheduleVersion,
     load_schedule_versions,
     read_executions,
 )
-from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, load_ledger
+from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, LedgerRow, load_ledger
 from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
 
-__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input"]
+__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input", "read_record", "read_schedule"]
 
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024
@@ -45,19 +46,9 @@ MAX_GRACE_SECONDS: Final = 86_400
 
 
 def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
-    """The text of the file *path* (at most *limit* characters) and the sha256 of its bytes."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
-    if len(data) > limit:
-        raise BadInput(f"{flag} {path!r} is larger than {limit:,} bytes; export a shorter range")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{flag} {path!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    return text, hashlib.sha256(data).hexdigest()
+    """The text of the file *path* (at most *limit* bytes) and the sha256 of its bytes."""
+    reader = _Reader(flag, path, limit)
+    return "".join(reader.chunks()), reader.sha256.hexdigest()
 
 
 class _Reader:
@@ -86,11 +77,13 @@ class _Reader:
             self.file.close()
             raise BadInput(f"{self.flag} {self.path!r} is larger than {self.limit:,} bytes; export a shorter range")
         self.sha256.update(data)
+        pending = len(self.decoder.getstate()[0])  # the bytes of a character the previous chunk cut
         try:
             return self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as exc:
             self.file.close()
-            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason}") from None
+            at = self.size - len(data) - pending + exc.start
+            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
 
     def first(self) -> str:
         """The first character that is not whitespace ('' for an empty file)."""
@@ -116,24 +109,33 @@ class _Reader:
                 text = self._read()
 
 
+def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[ScheduleVersion], str]:
+    """The schedule versions in the file *path* (see :func:`load_schedule_versions`) and the sha256 of its bytes."""
+    text, digest = read_input(flag, path, MAX_SCHEDULE_CHARS)
+    return load_schedule_versions(load_json(text, path), path, offset_model), digest
+
+
+def read_record(
+    flag: str, path: str, progress: Callable[[int], None] | None = None
+) -> tuple[Sequence[Execution] | None, list[LedgerRow] | None, str | None, str]:
+    """Hopsworks' record in the file *path*, as its first character says: an executions listing (JSON, read piece
+    by piece) or a CSV ledger (row by row). Returns the executions or the ledger rows, the note of a listing that
+    misses a page, and the sha256 of the file's bytes."""
+    reader = _Reader(flag, path, MAX_EXPORT_CHARS)
+    if reader.first() in ("{", "["):
+        export = read_executions(reader.chunks(), path, progress)
+        return export.executions, None, export.note, reader.sha256.hexdigest()
+    reader.limit = MAX_LEDGER_CHARS
+    return None, load_ledger(reader.lines(), path), None, reader.sha256.hexdigest()
+
+
 def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
     """The declared outages, and whether the user declared anything (``none``: Hopsworks was up throughout)."""
     if any(t.strip().lower() == "none" for t in texts) and len(texts) > 1:
         raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
-    return [_outage(t) for t in texts if t.strip().lower() != "none"], bool(texts)
-
-
-def _outage(text: str) -> Event:
-    left, sep, right = text.partition("..")
-    if not sep:
-        raise BadInput(
-            f"--hopsworks-outage {text!r} is not a time range: expected FROM..TO, "
-            "e.g. 2026-03-01T13:30..2026-03-01T16:20, or none"
-        )
-    try:
-        return Event("outage", parse_time("--hopsworks-outage", left), parse_time("--hopsworks-outage", right))
-    except ValueError as exc:
-        raise BadInput(f"--hopsworks-outage {text!r}: {exc}") from None
+    example = "2026-03-01T13:30..2026-03-01T16:20, or none"
+    flag = "--hopsworks-outage"
+    return [time_range(flag, t, "outage", example) for t in texts if t.strip().lower() != "none"], bool(texts)
 
 
 def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
@@ -200,30 +202,13 @@ def cmd_parity(args: argparse.Namespace) -> int:
     outages, outages_known = _outages(args.hopsworks_outage)
     progress = Progress.for_args(args)
     inputs: dict[str, Any] = {}
-    text, digest = read_input("--hopsworks-schedule", args.hopsworks_schedule, MAX_SCHEDULE_CHARS)
+    versions, digest = read_schedule("--hopsworks-schedule", args.hopsworks_schedule, args.offset_model)
     inputs["hopsworks_schedule"] = {"path": args.hopsworks_schedule, "sha256": digest}
-    versions = load_schedule_versions(
-        load_json(text, args.hopsworks_schedule), args.hopsworks_schedule, args.offset_model
-    )
     check_fires(versions, start, end)  # the limits before the work: the executions may be a million
     progress.step(f"reading {args.hopsworks_executions}")
-    reader = _Reader("--hopsworks-executions", args.hopsworks_executions, MAX_EXPORT_CHARS)
-    executions = ledger = None
-    incomplete = None
-    if reader.first() in ("{", "["):
-        export = read_executions(
-            reader.chunks(), args.hopsworks_executions, progress.count("executions") if progress.enabled else None
-        )
-        executions = export.executions
-        if export.incomplete:
-            incomplete = (
-                f"the export holds {len(executions):,} of the {export.declared_count:,} executions its pages count "
-                "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
-            )
-    else:
-        reader.limit = MAX_LEDGER_CHARS
-        ledger = load_ledger(reader.lines(), args.hopsworks_executions)
-    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": reader.sha256.hexdigest()}
+    counted = progress.count("executions") if progress.enabled else None
+    executions, ledger, incomplete, digest = read_record("--hopsworks-executions", args.hopsworks_executions, counted)
+    inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": digest}
     progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")
     accepted: dict[tuple[datetime, str], str] = {}
     if args.accept:

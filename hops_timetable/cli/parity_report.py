@@ -8,14 +8,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Final, TextIO
 
-from hops_timetable.cli.output import render_table
+from hops_timetable.cli.output import json_time, render_table
 from hops_timetable.core.parity.compare import AGREE, Report, Row, SideRun
 from hops_timetable.core.parity.meaning import Reading, derived_values
 from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.verdict import Verdict
-from hops_timetable.core.window import HopsWindow, format_hops_time
+from hops_timetable.core.window import HopsWindow
 
-__all__ = ["FORMAT", "document", "payload", "text_lines", "time_text", "write_json"]
+__all__ = ["FORMAT", "payload", "text_lines", "write_json"]
 
 FORMAT: Final = "hops-timetable-parity/1"
 STATUS: Final = {Verdict.OK: "parity", Verdict.DIFFERENCES: "differences", Verdict.INCONCLUSIVE: "inconclusive"}
@@ -41,26 +41,13 @@ def write_json(data: dict[str, Any], report: Report | None, out: TextIO) -> None
     out.write(tail + "\n")
 
 
-def document(data: dict[str, Any], report: Report | None) -> dict[str, Any]:
-    """*data* with its rows, all in memory (for callers that want the whole document as one object)."""
-    return {**data, "rows": [] if report is None else [_row(r) for r in report.rows]}
-
-
-def _t(value: datetime | None) -> str | None:
-    """A time as ``...Z``, keeping milliseconds when there are some (a clamped first window starts at one)."""
-    if value is None:
-        return None
-    text = format_hops_time(value)
-    return text if not value.microsecond else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
-
-
 def _window(window: HopsWindow | None) -> dict[str, str | None] | None:
     if window is None:
         return None
     return {
-        "HOPS_START_TIME": _t(window.start),
-        "HOPS_END_TIME": _t(window.end),
-        "HOPS_LOGICAL_DATE": _t(window.logical_date),
+        "HOPS_START_TIME": json_time(window.start),
+        "HOPS_END_TIME": json_time(window.end),
+        "HOPS_LOGICAL_DATE": json_time(window.logical_date),
     }
 
 
@@ -73,12 +60,16 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         (outcome.inferred, "inferred from a late launch"),
         (outcome.from_gaps, "inferred from a gap in the ledger"),
     )
-    outages = [{"from": _t(e.start), "to": _t(e.end), "source": source} for events, source in sources for e in events]
+    outages = [
+        {"from": json_time(e.start), "to": json_time(e.end), "source": source}
+        for events, source in sources
+        for e in events
+    ]
     derived = list(report.tally.derived) if report is not None else []
     return {
         "format": FORMAT,
         "inputs": inputs,
-        "range": {"from": _t(start), "to": _t(end)},
+        "range": {"from": json_time(start), "to": json_time(end)},
         "start_time": None if reading is None else reading.as_json(),
         "outages": outages,
         "status": STATUS[status],
@@ -111,7 +102,7 @@ def _verdict(report: Report | None, reading: Reading | None) -> str:
 
 def _row(row: Row) -> dict[str, Any]:
     return {
-        "fire": _t(row.fire),
+        "fire": json_time(row.fire),
         "status": row.status,
         "hopsworks": _window(row.hopsworks),
         "airflow": _window(row.airflow),
@@ -166,8 +157,8 @@ def _reading_lines(reading: Reading | None) -> list[str]:
     for o in reading.outliers[:20]:
         fits = f"fits {o.fits}" if o.fits else "fits no meaning"
         lines.append(
-            f"outlier: execution {o.execution}, on time for {_t(o.fire)}, has -start_time {_t(o.argument)} ({fits}); "
-            "compared as its argument says"
+            f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
+            f"{json_time(o.argument)} ({fits}); compared as its argument says"
         )
     if reading.outliers_total > 20:
         lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
@@ -212,8 +203,3 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     summary = ", ".join(f"{v} {k}" for k, v in data["summary"].items() if v)
     lines += ["", f"summary: {summary or 'no fire in range'}", data["verdict"]]
     return lines
-
-
-def time_text(value: datetime | None) -> str | None:
-    """A time as the document writes it."""
-    return _t(value)

@@ -1,5 +1,5 @@
 """Progress of a long command on stderr: shown when stderr is a terminal, or with ``--progress``; never on stdout,
-so ``--json`` stays one document. Uses rich (installed with Airflow) when it is importable, plain lines otherwise."""
+so ``--json`` stays one document."""
 
 from __future__ import annotations
 
@@ -27,14 +27,6 @@ class Progress:
         self.enabled = enabled
         self.name = name
         self.began = time.monotonic()
-        self._console: Any = None
-        if enabled:
-            try:
-                from rich.console import Console
-            except ImportError:  # a command-line install without Airflow
-                self._console = None
-            else:
-                self._console = Console(stderr=True, highlight=False)
 
     @classmethod
     def for_args(cls, args: argparse.Namespace) -> Progress:
@@ -44,10 +36,7 @@ class Progress:
         if not self.enabled:
             return
         line = f"{self.name}: {message} ({time.monotonic() - self.began:.1f} s, peak {_peak_mib()} MiB)"
-        if self._console is not None:
-            self._console.print(line, style="dim", markup=False)
-        else:
-            print(line, file=sys.stderr, flush=True)
+        print(line, file=sys.stderr, flush=True)
 
     def count(self, what: str) -> Any:
         """A callback for a loop: a line every time it is called (the loop calls it every so many items)."""

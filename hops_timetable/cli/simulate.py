@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime
-from typing import Any
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.options import MAX_COUNT, MAX_EXPAND, check_count, now_from_args, parse_time, settings_from_args
+from hops_timetable.cli.options import (
+    MAX_COUNT,
+    MAX_EXPAND,
+    check_count,
+    now_from_args,
+    parse_time,
+    settings_from_args,
+    time_range,
+)
 from hops_timetable.cli.output import emit, fmt_time, render_table
 from hops_timetable.core.cron import QuartzCron
 
@@ -18,23 +25,6 @@ MAX_SIMULATED_FIRES = 100_000_000
 """The most fires a simulated timeline may hold (a per-second cron over three years)."""
 
 
-def _event(kind: str, text: str) -> Any:
-    from hops_timetable.core.simulate import Event
-
-    flag = f"--{kind}"
-    left, sep, right = text.partition("..")
-    if not sep:
-        raise BadInput(
-            f"{flag} {text!r} is not a time range: expected FROM..TO, e.g. 2026-01-01T05:00..2026-01-01T09:00"
-        )
-    try:
-        return Event(kind, parse_time(flag, left), parse_time(flag, right))
-    except BadInput:
-        raise
-    except ValueError as exc:
-        raise BadInput(f"{flag} {text!r}: {exc}") from None
-
-
 def cmd_simulate(args: argparse.Namespace) -> int:
     from hops_timetable.core.simulate import Decision, expand, simulate
 
@@ -42,7 +32,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, now)
     if len(args.outage) + len(args.pause) > MAX_EVENTS:
         raise BadInput(f"{len(args.outage) + len(args.pause)} --outage/--pause events: give at most {MAX_EVENTS}")
-    events = [_event("outage", t) for t in args.outage] + [_event("pause", t) for t in args.pause]
+    example = "2026-01-01T05:00..2026-01-01T09:00"
+    events = [
+        time_range(f"--{k}", t, k, example) for k, ts in (("outage", args.outage), ("pause", args.pause)) for t in ts
+    ]
     until = parse_time("--until", args.until, now)
     begins = [t for t in (settings.start, *(e.start for e in events)) if t is not None]
     if not begins:

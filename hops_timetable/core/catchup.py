@@ -17,7 +17,7 @@ answers as fast as one an hour behind. Pure: no Airflow import.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -188,17 +188,6 @@ class CatchupPolicy:
         timetable again from the older run, would never move on.
         """
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
-
-    def runs(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Iterator[Run]:
-        """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first; ends with the schedule.
-
-        The first is :meth:`next_run`'s; each later one steps on from the one before (with it at or after *now*,
-        the bound no longer applies). Unbounded for a schedule without an end: take what you need.
-        """
-        last = last_fire
-        while (run := self.next_run(last, now, catchup=catchup)) is not None:
-            yield run
-            last = run.fire
 
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
         """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound.

@@ -127,7 +127,7 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
     for key in WINDOW_KEYS:
         if key in raw:
             try:
-                parsed[key] = _whole_seconds(parse_window_time(f'["{key}"]', raw[key]))
+                parsed[key] = parse_window_time(f'["{key}"]', raw[key]).replace(microsecond=0)
             except HopsWindowError as exc:
                 problems.append(exc)
     start, end = parsed.get("start_time"), parsed.get("end_time")
@@ -145,10 +145,6 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
     assert start is not None and end is not None
     logical = parsed.get("logical_date", start)
     return HopsWindow(start=start, end=end, logical_date=logical)
-
-
-def _whole_seconds(value: datetime) -> datetime:
-    return value.replace(microsecond=0)
 
 
 class RunWindowError(HopsTimetableError, ValueError):

@@ -155,7 +155,9 @@ class _Builder:
 
 
 def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:
-    """The runs :meth:`CatchupPolicy.runs` gives, oldest first, at a cost per run that does not grow with the bound.
+    """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first (the runs
+    :meth:`CatchupPolicy.next_run` gives one after the other at *now*), at a cost per run that does not grow with
+    the bound; ends with the schedule, unbounded without an end: take what you need.
 
     Only the first run is asked at *now*: the catch-up bound there counts back over the missed fires (up to the
     bound, or to the cron's first year when the bound exceeds them). It leaves at most ``bound`` fires up to *now*,

@@ -209,7 +209,7 @@ def compare(
         for fire, hops, air, planned in _merged(start, end, plans, placed["hopsworks"], placed["airflow"]):
             row = _classify(fire, hops, air, planned, covering)
             reason = pending.pop((fire, row.status), None)
-            yield row if reason is None else _with(row, accepted=reason)
+            yield row if reason is None else replace(row, accepted=reason)
 
     unused = dict(accepted or {})
 
@@ -275,10 +275,6 @@ _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
 _ALL_DERIVED: Final = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
 
-def _with(row: Row, **changes: object) -> Row:
-    return replace(row, **changes)  # type: ignore[arg-type]
-
-
 def _classify(
     fire: datetime,
     hops: list[SideRun],
@@ -305,20 +301,20 @@ def _classify(
     base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air), derived=derived)
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
-        return _with(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")
+        return replace(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")
     if (_any_running(hops) and not h_ok) or (_any_running(air) and not a_ok):
-        return _with(base, status="in_flight")
+        return replace(base, status="in_flight")
     if not hops and not air:
         return _neither(base, planned)
     for side, ran, other_window in (("hopsworks", hops, aw), ("airflow", air, hw)):
         if not ran:
             covered = None if other_window is None else covering[side].get(_span(other_window))
             if covered is not None:
-                return _with(base, status="match", why=f"covered by the manual run {covered} in {side}")
+                return replace(base, status="match", why=f"covered by the manual run {covered} in {side}")
             plan = planned[side]
-            return _with(base, status=f"missing_in_{side}", explained_by=None if plan is None else plan.explained_by)
+            return replace(base, status=f"missing_in_{side}", explained_by=None if plan is None else plan.explained_by)
     if not h_ok or not a_ok:
-        return _with(
+        return replace(
             base,
             status="failed_in_both"
             if not h_ok and not a_ok
@@ -327,31 +323,19 @@ def _classify(
             else "failed_in_airflow",
         )
     if len(h_ok) > 1 or len(a_ok) > 1:
-        return _with(base, status="duplicate_in_hopsworks" if len(h_ok) > 1 else "duplicate_in_airflow")
+        return replace(base, status="duplicate_in_hopsworks" if len(h_ok) > 1 else "duplicate_in_airflow")
     assert hw is not None and aw is not None
-    if _seen(hw) != _seen(aw):
+    if _whole(hw) != _whole(aw):
         how, hint = _difference(fire, _whole(hw), _whole(aw))
-        return _with(base, status="differs", how=how, hint=hint)
+        return replace(base, status="differs", how=how, hint=hint)
     retried = len(hops) + len(air) > 2 or any(r.attempts > 1 for r in (*hops, *air))
-    return _with(base, status="match_retried" if retried else "match")
+    return replace(base, status="match_retried" if retried else "match")
 
 
 def _whole(window: HopsWindow) -> HopsWindow:
     """The window as a job sees it: ``HOPS_*`` values are whole seconds on both systems (a start with milliseconds
     is injected truncated)."""
     return HopsWindow(*(t.replace(microsecond=0) for t in (window.start, window.end, window.logical_date)))
-
-
-def _seen(window: HopsWindow | None) -> tuple[datetime, ...] | None:
-    return (
-        None
-        if window is None
-        else (
-            window.start.replace(microsecond=0),
-            window.end.replace(microsecond=0),
-            window.logical_date.replace(microsecond=0),
-        )
-    )
 
 
 def _span(window: HopsWindow) -> tuple[datetime, datetime]:
@@ -370,10 +354,10 @@ def _neither(base: Row, planned: Mapping[str, Planned | None]) -> Row:
     expected = [side for side, p in planned.items() if p is not None and p.created]
     if not expected:
         why = next((p.explained_by for p in planned.values() if p is not None and p.explained_by), None)
-        return _with(base, status="match", explained_by=why, why="neither system ran it")
+        return replace(base, status="match", explained_by=why, why="neither system ran it")
     side = expected[0]
     why = "nor in airflow" if len(expected) == 2 else None
-    return _with(base, status=f"missing_in_{side}", explained_by=None, why=why)
+    return replace(base, status=f"missing_in_{side}", explained_by=None, why=why)
 
 
 def _seconds(delta: timedelta) -> str:

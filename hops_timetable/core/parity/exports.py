@@ -18,9 +18,10 @@ Pure: no Airflow import.
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, TypeVar, overload
@@ -218,6 +219,16 @@ class ExecutionsExport:
         """The pages hold fewer executions than the API said match: some pages are missing."""
         return self.declared_count is not None and len(self.executions) < self.declared_count
 
+    @property
+    def note(self) -> str | None:
+        """What an incomplete export leaves undecided, for the report (``None`` when complete)."""
+        if not self.incomplete:
+            return None
+        return (
+            f"the export holds {len(self.executions):,} of the {self.declared_count:,} executions its pages count "
+            "(a page is missing: export every page, e.g. with offset and limit until count is reached)"
+        )
+
 
 PROGRESS_EVERY: Final = 100_000
 
@@ -225,7 +236,7 @@ PROGRESS_EVERY: Final = 100_000
 def load_executions(data: object, source: str, progress: Callable[[int], None] | None = None) -> ExecutionsExport:
     """The executions in the parsed JSON *data*: one listing page or a list of pages. *progress* is called with
     the number read every :data:`PROGRESS_EVERY` executions."""
-    return _collect(_events_of(data), source, progress)
+    return read_executions([json.dumps(data)], source, progress)  # one reading of a listing: the streamed one
 
 
 def read_executions(
@@ -233,20 +244,6 @@ def read_executions(
 ) -> ExecutionsExport:
     """As :func:`load_executions`, from the listing's text in *chunks*, one execution parsed at a time."""
     return _collect(events(chunks, source), source, progress)
-
-
-def _events_of(data: object) -> Iterator[Event]:
-    for p, page in enumerate(data if isinstance(data, list) else [data]):
-        number = p if isinstance(data, list) else None
-        if not isinstance(page, dict):
-            yield Event("page", number, value=page)
-            continue
-        yield Event("page", number)
-        for name, value in page.items():
-            if name == "items" and isinstance(value, list):
-                yield from (Event("item", number, value=item) for item in value)
-            else:
-                yield Event("items" if name == "items" else "key", number, name, value)
 
 
 def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], None] | None) -> ExecutionsExport:

@@ -89,10 +89,6 @@ class Reading:
     ambiguous: str | None = None  # why the data fits two readings, one of them with a skewed clock
 
     @property
-    def decisive(self) -> int:
-        return sum(self.votes.values())
-
-    @property
     def contradicted(self) -> bool:
         """A stated meaning that a clear majority of the on-time executions contradicts."""
         return self.given and self.leader is not None and self.leader != self.meaning

@@ -110,10 +110,6 @@ class Fires(Mapping[datetime, Planned]):
             raise KeyError(fire)
         return self._planned(i, fire)
 
-    def get(self, fire: datetime, default: Planned | None = None) -> Planned | None:  # type: ignore[override]
-        i = self._find(fire)
-        return default if i < 0 else self._planned(i, fire)
-
     def __contains__(self, fire: object) -> bool:
         return isinstance(fire, datetime) and self._find(fire) >= 0
 

@@ -179,7 +179,8 @@ def parity(
     incomplete_note: str | None = None,
     outages_known: bool = False,
 ) -> Outcome:
-    """Compare Hopsworks (*executions* or *ledger*) with Airflow over ``[start, end)``.
+    """Compare Hopsworks (*executions* or *ledger*; with neither, *versions* replayed) with Airflow over
+    ``[start, end)``.
 
     Airflow is *airflow_runs* (read from a live Airflow) planned by *airflow_versions*, or with no runs the replay
     of *airflow_versions* (a DAG file's schedule), or of *versions* themselves. Outages declared and inferred from
@@ -215,9 +216,11 @@ def parity(
     notes: list[str] = []
     if executions is not None and reading is not None and reading.meaning is not None:
         hops: Sequence[SideRun] = execution_runs(executions, reading.meaning, hops_plan, skew)
+    elif ledger is None:
+        hops = replay_runs(hops_plan, start, end)
     else:
-        hops = ledger_runs(ledger or (), hops_plan)
-        if ledger is not None and not inferred and not outages and not outages_known:
+        hops = ledger_runs(ledger, hops_plan)
+        if not inferred and not outages and not outages_known:
             bounds = [v.settings.policy().bound(v.settings.catchup) for v in versions]
             from_gaps, open_end = gap_outages(hops_plan, {r.fire for r in hops if r.fire is not None}, bounds)
             if from_gaps:
