@@ -207,3 +207,29 @@ def test_runs_are_read_from_the_plugin_a_page_at_a_time_else_from_airflows_rest_
     client, _ = client_answering([httpx.Response(200, json={"dag_runs": [run], "next": 0})])
     with pytest.raises(AuditError, match="next=0, expected a row id past 0"):
         list(client.run_pages("d"))
+
+
+def test_the_timeout_given_is_how_long_each_answer_is_waited_for(capsys: pytest.CaptureFixture[str]) -> None:
+    """``audit --timeout``: an Airflow that accepts the connection and never answers is reported as timed out after
+    the seconds given (on SQLite a write first waits for the database's busy timeout, which may exceed the default)."""
+    import socket
+    import threading
+
+    from hops_timetable.cli import main
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True).start()
+    api = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        assert Client.connect(api, token="t", timeout=0.25).http.timeout.read == 0.25
+        assert main(["audit", "--api", api, "--token", "t", "--timeout", "0.25"]) == 1
+        assert "timed out" in capsys.readouterr().err
+    finally:
+        for connection in [*held, listener]:
+            connection.close()
+    for bad in ("0", "-1", "3601", "nan"):
+        assert main(["audit", "--api", api, "--token", "t", "--timeout", bad]) == 2
+        assert f"--timeout {float(bad):g} is invalid: give seconds above 0 and at most 3600" in capsys.readouterr().err

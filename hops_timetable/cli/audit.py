@@ -26,6 +26,7 @@ import os
 from typing import Any
 
 from hops_timetable.cli.audit_client import (
+    DEFAULT_TIMEOUT,
     PASSWORD_ENV,
     TOKEN_ENV,
     USERNAME_ENV,
@@ -67,6 +68,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise BadInput("--dry-run needs --repair: it prints the repair plan without applying it")
     if args.include_dropped and not args.repair:
         raise BadInput("--include-dropped needs --repair: it also fills the windows the catch-up rule dropped")
+    if not 0 < args.timeout <= 3600:
+        raise BadInput(f"--timeout {args.timeout:g} is invalid: give seconds above 0 and at most 3600")
     if args.max_runs is not None and args.max_runs < 1:
         raise BadInput(f"--max-runs {args.max_runs} is invalid: give a number of runs of at least 1")
     client = _client(args)
@@ -135,6 +138,7 @@ def _client(args: argparse.Namespace) -> Client:
         token=args.token or os.environ.get(TOKEN_ENV),
         username=args.username or os.environ.get(USERNAME_ENV),
         password=args.password or os.environ.get(PASSWORD_ENV),
+        timeout=args.timeout,
     )
 
 
@@ -179,4 +183,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--limit", type=int, default=60, help="the newest fires listed one by one per DAG (default 60; text and JSON)"
     )
     p.add_argument("--now", help="the present moment (default: the real clock)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait for each answer of Airflow (default {DEFAULT_TIMEOUT:g}); on SQLite a write can wait "
+        "for the database's busy timeout first",
+    )
     p.set_defaults(func=cmd_audit)

@@ -27,6 +27,7 @@ from hops_timetable.core.time_text import TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, short_repr
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "MAX_RUNS_READ",
     "PASSWORD_ENV",
     "TOKEN_ENV",
@@ -40,6 +41,8 @@ __all__ = [
 TOKEN_ENV = "AIRFLOW_API_TOKEN"
 USERNAME_ENV = "AIRFLOW_API_USERNAME"
 PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
+# Seconds for each answer of Airflow (audit --timeout).
+DEFAULT_TIMEOUT = 30.0
 _PAGE = 100
 MAX_RUNS_READ = 2_000_000
 """The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
@@ -82,7 +85,7 @@ def airflow_time(text: object, name: str = "time") -> datetime | None:
 class Client:
     """Airflow's REST API and the plugin's JSON, over one ``httpx.Client`` with a bearer token."""
 
-    def __init__(self, api: str, token: str | None, *, timeout: float = 30.0) -> None:
+    def __init__(self, api: str, token: str | None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         # Imported here: the other commands of the CLI start without it.
         import httpx
 
@@ -94,7 +97,13 @@ class Client:
 
     @classmethod
     def connect(
-        cls, api: str, *, token: str | None = None, username: str | None = None, password: str | None = None
+        cls,
+        api: str,
+        *,
+        token: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Client:
         """A client with the token given, or one from logging in with *username* and *password*, or none (an
         Airflow that needs no login: were one needed, the first request's 401 says which options to pass)."""
@@ -106,16 +115,16 @@ class Client:
                 api,
             )
         if token:
-            return cls(api, token)
+            return cls(api, token, timeout=timeout)
         if username and password:
-            return cls(api, cls.login(api, username, password))
+            return cls(api, cls.login(api, username, password, timeout=timeout), timeout=timeout)
         if username or password:
             given, missing = ("--username", "--password") if username else ("--password", "--username")
             raise BadInput(f"{given} is given without {missing}: pass both, or --token, or neither", missing)
-        return cls(api, None)
+        return cls(api, None, timeout=timeout)
 
     @staticmethod
-    def login(api: str, username: str, password: str, *, timeout: float = 30.0) -> str:
+    def login(api: str, username: str, password: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
         """A token for *username* from Airflow's ``/auth/token``."""
         import httpx
 

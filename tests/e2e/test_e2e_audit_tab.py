@@ -136,10 +136,11 @@ def outage(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory
 def audit(outage: Outage, *args: str, token: bool = True) -> tuple[int, dict[str, Any]]:
     # --limit: every fire listed one by one (the JSON lists the newest --limit fires, like the text).
     command = [sys.executable, "-m", "hops_timetable.cli", "audit", "--api", outage.stack.base_url, "--json"]
-    command += ["--limit", "100000", *args]
+    # --timeout above the harness's SQLite busy timeout (60 s): a loaded machine's write may wait that long for the lock.
+    command += ["--limit", "100000", "--timeout", "90", *args]
     if token:
         command += ["--token", outage.token()]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode in (0, 3), result.stderr + result.stdout
     payload: dict[str, Any] = json.loads(result.stdout)
     return result.returncode, payload
