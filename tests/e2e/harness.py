@@ -274,6 +274,10 @@ def airflow_env(home: Path, *, extra: Mapping[str, str] | None = None) -> dict[s
             # runs it made, and a scheduler holding one of them exits (ObjectDeletedError). Only the tests call the
             # control-api, whose event loop such a wait can stall (COMPONENTS).
             "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}?timeout=60",
+            # A task's call to the execution API can wait that long for the lock too: past Airflow's 5 s default
+            # (3.1.1 on; earlier minors ignore it) the call and its retries ran out and the task failed on a loaded
+            # machine.
+            "AIRFLOW__WORKERS__EXECUTION_API_TIMEOUT": "90",
             "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
             "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
             # Python buffers a child's output when it is a file; the logs must be complete when a test fails.
