@@ -35,7 +35,7 @@ def _blocked(policy: CatchupPolicy, offset: int | None, runs: list[RunRecord], t
     return builder.finish()
 
 
-@settings(max_examples=examples(1000), deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(schedules(), st.integers(0, 3))
 def test_blocks_read_exactly_as_the_runs_they_stand_for(
     case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime], tail: int

@@ -51,7 +51,7 @@ def steps(draw: st.DrawFn) -> tuple[list[int], list[int], list[str | None]]:
     return shown, moves, states
 
 
-@settings(max_examples=examples(1000), deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(schedules(), steps(), st.integers(0, 3), st.booleans(), st.randoms(use_true_random=False))
 def test_a_history_carried_over_reads_as_the_one_worked_out_from_scratch(
     case: tuple[CatchupPolicy, bool, int | None, list[RunRecord], datetime],

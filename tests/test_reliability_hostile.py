@@ -36,7 +36,7 @@ from hops_timetable.core.legacy_args import LEGACY_ARG_MODES, legacy_arguments
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import HopsBashOperator, HopsPythonOperator
 
-FUZZ = settings(max_examples=examples(5000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
 RUN_TYPES = ["scheduled", "backfill", "manual", "asset_triggered", "operator_triggered", None, "SCHEDULED", ""]
 

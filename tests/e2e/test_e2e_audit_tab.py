@@ -136,7 +136,8 @@ def outage(module_stacks: StackFactory, tmp_path_factory: pytest.TempPathFactory
 def audit(outage: Outage, *args: str, token: bool = True) -> tuple[int, dict[str, Any]]:
     # --limit: every fire listed one by one (the JSON lists the newest --limit fires, like the text).
     command = [sys.executable, "-m", "hops_timetable.cli", "audit", "--api", outage.stack.base_url, "--json"]
-    # --timeout above the harness's SQLite busy timeout (60 s): a loaded machine's write may wait that long for the lock.
+    # --timeout above the harness's SQLite busy timeout (60 s): a loaded machine's write may wait that long for
+    # the lock.
     command += ["--limit", "100000", "--timeout", "90", *args]
     if token:
         command += ["--token", outage.token()]
