@@ -10,12 +10,13 @@ from blocks exactly as from the runs they stand for. Pure: no Airflow import.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.conf_window import BACKFILL_RUN_TYPE, SCHEDULED_RUN_TYPES, offset_made_with
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
@@ -96,6 +97,12 @@ class Blocks:
         self._ids: list[str] = []
         self._held: deque[RunRecord] = deque()
         self._newest: datetime | None = None  # the newest fire held or in a block
+        # The newest block's kind, last fire, run count and last run id, ahead of blocks[-1] until _flush: a
+        # RunBlock built again for every run joined cost more than the rest of a run's fold.
+        self._kind: tuple[str, str] | None = None
+        self._last_fire: datetime | None = None
+        self._count = 0
+        self._last_id = ""
 
     def add(self, runs: Iterable[RunRecord]) -> None:
         for run in runs:
@@ -111,6 +118,39 @@ class Blocks:
             if len(self._held) > self.tail:
                 self._join(self._held.popleft())
 
+    def add_plain(
+        self,
+        run_id: str,
+        run_type: str,
+        state: str,
+        start: datetime,
+        fire: datetime,
+        queued_at: datetime | None,
+        conf: Mapping[str, Any] | None,
+    ) -> None:
+        """:meth:`add` of the run whose logical date is its interval's start (*start*, aware UTC) and whose
+        ``run_after`` is its interval's end (*fire*, aware UTC), as the timetable makes a run: the same blocks and
+        runs kept whole, at a fraction of the cost when *conf* is empty. Such a run's window is then the
+        scheduler's, by the offset its id was made with (:func:`offset_made_with`), without the window rule asked
+        run by run: what makes a first read of a long history cheap."""
+        scheduled = run_type == "scheduled"
+        if (
+            conf
+            or not (scheduled or run_type == BACKFILL_RUN_TYPE)
+            or not start < fire
+            or (offset_made_with(run_id, scheduled, self.offset) or 0) != (self.offset or 0)
+            or self.tail
+            or (self._newest is not None and fire <= self._newest)
+        ):
+            self.add((RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf),))
+            return
+        self._newest = fire
+        if not self._linked(run_type, state, start, fire, run_id):
+            if self._last_fire is not None and start < self._last_fire:
+                self.singles.append(RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf))
+            else:
+                self._open(run_type, state, start, fire, queued_at, run_id)
+
     def replace(self, run_id: str, fire: datetime | None, record: RunRecord | None) -> None:
         """The run *run_id* (at *fire*, for a scheduled or backfill run) changed to *record*, or was deleted (``None``):
         from now on it is kept whole, and cut out of the block that held it."""
@@ -118,7 +158,13 @@ class Blocks:
         self.singles = [r for r in self.singles if r.run_id != run_id]
         self._held = deque(r for r in self._held if r.run_id != run_id)
         if not whole and fire is not None:
+            self._seal()
             self.blocks = split_blocks(self.blocks, fire, fire, self.policy)
+            top = self.blocks[-1] if self.blocks else None
+            self._kind = None if top is None else (top.run_type, top.state)
+            self._last_fire = None if top is None else top.last_fire
+            self._count = 0 if top is None else top.count
+            self._last_id = "" if top is None else top.last_id
         if record is not None:
             self.singles.append(record)
 
@@ -142,38 +188,43 @@ class Blocks:
 
     def _join(self, run: RunRecord) -> None:
         start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
-        top = self.blocks[-1] if self.blocks else None
-        if (
-            top is not None
-            and (top.run_type, top.state) == (run.run_type, run.state)
-            and start == top.last_fire
-            and self.policy.cron.next_after(top.last_fire) == fire
-        ):
-            # Built whole rather than by dataclasses.replace, which costs more than the rest of a run's fold.
-            self.blocks[-1] = RunBlock(
-                top.run_type,
-                top.state,
-                top.first_start,
-                top.first_fire,
-                fire,
-                top.count + 1,
-                top.first_queued,
-                top.first_id,
-                run.run_id,
-            )
-            if self.keep_ids:
-                self._ids.append(run.run_id)
+        if self._linked(run.run_type, run.state, start, fire, run.run_id):
             return
-        if top is not None and start < top.last_fire:
+        if self._last_fire is not None and start < self._last_fire:
             # Its window would meet the block's: whole, so that no window of a block is another's.
             self.singles.append(run)
             return
-        self._seal()
         queued = None if run.queued_at is None else as_utc(run.queued_at)
-        self.blocks.append(RunBlock(run.run_type, run.state, start, fire, fire, 1, queued, run.run_id, run.run_id))
-        self._ids = [run.run_id]
+        self._open(run.run_type, run.state, start, fire, queued, run.run_id)
+
+    def _linked(self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str) -> bool:
+        """Whether the run joins the newest block (joined if so): its kind, its interval starting at the block's
+        last fire, and its fire the one after."""
+        if self._kind == (run_type, state) and start == self._last_fire and self.policy.cron.next_after(start) == fire:
+            self._last_fire = fire
+            self._count += 1
+            self._last_id = run_id
+            if self.keep_ids:
+                self._ids.append(run_id)
+            return True
+        return False
+
+    def _open(
+        self, run_type: str, state: str, start: datetime, fire: datetime, queued: datetime | None, run_id: str
+    ) -> None:
+        self._seal()
+        self.blocks.append(RunBlock(run_type, state, start, fire, fire, 1, queued, run_id, run_id))
+        self._ids = [run_id]
+        self._kind, self._last_fire, self._count, self._last_id = (run_type, state), fire, 1, run_id
+
+    def _flush(self) -> None:
+        """blocks[-1] as the runs joined since it was built say."""
+        top = self.blocks[-1] if self.blocks else None
+        if top is not None and self._last_fire is not None and top.count != self._count:
+            self.blocks[-1] = replace(top, last_fire=self._last_fire, count=self._count, last_id=self._last_id)
 
     def _seal(self) -> None:
+        self._flush()
         if self.keep_ids and self.blocks and self.blocks[-1].run_ids is None:
             self.blocks[-1] = replace(self.blocks[-1], run_ids=tuple(self._ids))
         self._ids = []
