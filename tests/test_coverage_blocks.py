@@ -134,3 +134,25 @@ def test_a_run_added_as_the_timetable_made_it_is_kept_as_when_added_whole(
         else:
             plain.add((run,))
     assert plain.finish() == whole.finish()
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(assorted_runs(), st.integers(0, 2))
+def test_blocks_of_runs_of_every_shape_read_as_the_runs_whole(
+    case: tuple[int | None, list[RunRecord]], tail: int
+) -> None:
+    # The window rule asked of each run whole (coverage) is the oracle for the runs the blocks take in without it.
+    # One run a fire: two runs of one fire list their ids in another order when one of them is in a block.
+    offset, assorted = case
+    policy = CatchupPolicy(HOURLY, start=START)
+    by_fire = {r.data_interval_end or r.run_id: r for r in assorted}
+    runs = sorted(by_fire.values(), key=lambda r: r.run_after)
+    singles, blocks = _blocked(policy, offset, runs, tail)
+    now = at(42)
+
+    def facts(cov: Coverage) -> dict[str, object]:
+        # A run kept whole that duplicates a block run's window is named after it, not before.
+        return {**_facts(cov), "duplicates": [(d.start, d.end, sorted(d.run_ids)) for d in cov.duplicates]}
+
+    whole = coverage(policy, True, offset, runs, now)
+    assert facts(coverage(policy, True, offset, singles, now, blocks=blocks)) == facts(whole)

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.conf_window import BACKFILL_RUN_TYPE, SCHEDULED_RUN_TYPES, offset_made_with
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES, offset_made_with
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
@@ -133,12 +133,11 @@ class Blocks:
         runs kept whole, at a fraction of the cost when *conf* is empty. Such a run's window is then the
         scheduler's, by the offset its id was made with (:func:`offset_made_with`), without the window rule asked
         run by run: what makes a first read of a long history cheap."""
-        scheduled = run_type == "scheduled"
         if (
             conf
-            or not (scheduled or run_type == BACKFILL_RUN_TYPE)
+            or run_type not in SCHEDULED_RUN_TYPES
             or not start < fire
-            or (offset_made_with(run_id, scheduled, self.offset) or 0) != (self.offset or 0)
+            or not self._offset_alike(run_id, run_type)
             or self.tail
             or (self._newest is not None and fire <= self._newest)
         ):
@@ -177,14 +176,25 @@ class Blocks:
         """Whether *run* could stand in a block: a scheduled or backfill run processing the scheduler's window."""
         if run.run_type not in SCHEDULED_RUN_TYPES or run.data_interval_start is None or run.data_interval_end is None:
             return False
-        if run.logical_date is None or as_utc(run.logical_date) != as_utc(run.data_interval_start):
+        start = as_utc(run.data_interval_start)
+        if run.logical_date is None or as_utc(run.logical_date) != start:
             return False  # a logical date of its own: the repair plan must see it taken
+        end = as_utc(run.data_interval_end)
+        if not run.conf and start < end and as_utc(run.run_after) == end:
+            # A run the timetable made, without conf: the rule gives the scheduler's window at the offset its id
+            # was made with, so the offsets alone decide (the rule asked run by run cost most of a fold).
+            return self._offset_alike(run.run_id, run.run_type)
         seen: RunWindow = run_window(run, self.offset, self.policy)
         return (
             seen.error is None
             and seen.carried == "scheduler"
             and seen.window == hops_window(run.data_interval_start, run.data_interval_end, self.offset)
         )
+
+    def _offset_alike(self, run_id: str, run_type: str) -> bool:
+        """Whether the window of a run the timetable made (without conf) is the scheduler's at the DAG's offset: the
+        offset the run was made with moves it as the DAG's does (None and 0 alike)."""
+        return (offset_made_with(run_id, run_type == "scheduled", self.offset) or 0) == (self.offset or 0)
 
     def _join(self, run: RunRecord) -> None:
         start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
