@@ -161,6 +161,14 @@ def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypa
         tab_app.app.dependency_overrides.clear()
     assert [r["dag_run_id"] for r in read] == [r.run_id for r in runs]
     assert read[0]["data_interval_end"] == at(1).isoformat() and read[-1]["conf"] == runs[-1].conf
+    # Every field as SQLAlchemy's own conversion of the row reads it (the route reads the driver's values).
+    for item, row in zip(read, tab_runs.run_rows(session, "paged"), strict=True):
+        record = tab_runs.record_of(row)
+        fields = ("run_after", "logical_date", "data_interval_start", "data_interval_end", "queued_at")
+        assert {name: item[name] for name in fields} == {
+            name: None if getattr(record, name) is None else getattr(record, name).isoformat() for name in fields
+        }
+        assert (item["run_type"], item["state"], item["conf"]) == (record.run_type, record.state, record.conf)
 
 
 def test_a_page_shown_again_at_an_instant_that_sees_the_runs_alike_is_kept_and_reads_as_worked_out_anew(

@@ -42,12 +42,15 @@ __all__ = [
     "RUN_COLUMNS",
     "DagRuns",
     "RunQuery",
+    "conf_of",
     "dag_runs",
     "enum_text",
     "one_run",
+    "raw_run_rows",
     "record_of",
     "run_rows",
     "run_state_counts",
+    "when",
     "with_page",
 ]
 
@@ -110,9 +113,13 @@ _EMPTY_CONF: dict[str | None, dict[str, Any] | None] = {None: None, "null": None
 """A ``conf`` column's text that holds no key, and the conf it is (what :func:`record_of` gives)."""
 
 
-def _raw_rows(session: Session, dag_id: str) -> Iterator[Any]:
-    """Every ``dag_run`` row of *dag_id* as :func:`run_rows` reads them, oldest id first, but each column as the
-    driver gives it: datetimes as text on SQLite (``conf`` as JSON text on every database), for :func:`_when`."""
+def raw_run_rows(
+    session: Session, dag_id: str, after_id: int | None = None, limit: int | None = None
+) -> Iterator[tuple[Any, ...]]:
+    """The ``dag_run`` rows of *dag_id* (those with an id above *after_id*, *limit* at most) as tuples of
+    :data:`RUN_COLUMNS` like :func:`run_rows`, oldest id first, but each column as the driver gives it: datetimes
+    as text on SQLite, ``conf`` as JSON text on every database (:func:`when`, :func:`conf_of` read them).
+    SQLAlchemy's conversion of each row's datetimes cost more than the rest of reading a long history."""
     from sqlalchemy import String, Text, cast, select, type_coerce
 
     table = _compat.dag_run_table()
@@ -124,12 +131,16 @@ def _raw_rows(session: Session, dag_id: str) -> Iterator[Any]:
         *(type_coerce(table.c[name], String) for name in RUN_COLUMNS[4:9]),
         cast(table.c.conf, Text),
     ]
-    q = select(*columns).where(table.c.dag_id == dag_id).order_by(table.c.id).execution_options(yield_per=5_000)
-    yield from session.execute(q)
+    q = select(*columns).where(table.c.dag_id == dag_id)
+    if after_id is not None:
+        q = q.where(table.c.id > after_id)
+    q = q.order_by(table.c.id).limit(limit).execution_options(yield_per=5_000)
+    for row in session.execute(q):
+        yield tuple(row)
 
 
-def _when(value: Any) -> datetime | None:
-    """A datetime column as the driver gives it (text on SQLite, a datetime elsewhere), aware UTC as Airflow's
+def when(value: Any) -> datetime | None:
+    """A datetime column of :func:`raw_run_rows` (text on SQLite, a datetime elsewhere), aware UTC as Airflow's
     ``UtcDateTime`` reads it: a value without a zone is UTC."""
     if value is None:
         return None
@@ -142,27 +153,34 @@ def _when(value: Any) -> datetime | None:
     return as_utc(value)
 
 
+def conf_of(value: Any) -> dict[str, Any] | None:
+    """The ``conf`` column of :func:`raw_run_rows` as :func:`record_of` reads it: a dict, else None."""
+    if value in _EMPTY_CONF:
+        return _EMPTY_CONF[value]
+    loaded = json.loads(value) if isinstance(value, str) else value
+    return loaded if isinstance(loaded, dict) else None
+
+
 def _at(value: Any) -> datetime:
-    """:func:`_when` of a value that is set."""
-    when = _when(value)
-    assert when is not None
-    return when
+    """:func:`when` of a value that is set."""
+    found = when(value)
+    assert found is not None
+    return found
 
 
 def _raw_record(row: tuple[Any, ...]) -> RunRecord:
-    """A row of :func:`_raw_rows` as :func:`record_of` reads it."""
+    """A row of :func:`raw_run_rows` as :func:`record_of` reads it."""
     _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
-    loaded = json.loads(conf) if isinstance(conf, str) else conf
     return RunRecord(
         run_id=run_id,
         run_type=enum_text(run_type),
         state=enum_text(state),
-        run_after=_when(run_after),  # type: ignore[arg-type]
-        logical_date=_when(logical_date),
-        data_interval_start=_when(start),
-        data_interval_end=_when(end),
-        queued_at=_when(queued_at),
-        conf=loaded if isinstance(loaded, dict) else None,
+        run_after=_at(run_after),
+        logical_date=when(logical_date),
+        data_interval_start=when(start),
+        data_interval_end=when(end),
+        queued_at=when(queued_at),
+        conf=conf_of(conf),
     )
 
 
@@ -240,7 +258,7 @@ class _Folded:
         million runs take minutes."""
         add_plain = self.builder.add_plain
         row_id = self.upto
-        for row in _raw_rows(session, dag_id):
+        for row in raw_run_rows(session, dag_id):
             row_id, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
             if (
                 state == "success"
@@ -249,7 +267,7 @@ class _Folded:
                 and logical_date == start
                 and run_after == end
             ):
-                add_plain(run_id, run_type, state, _at(start), _at(end), _when(queued_at), _EMPTY_CONF[conf])
+                add_plain(run_id, run_type, state, _at(start), _at(end), when(queued_at), _EMPTY_CONF[conf])
             else:
                 self._take(row_id, _raw_record(row))
         self.upto = max(self.upto, row_id)
