@@ -103,6 +103,25 @@ class Blocks:
         self._last_fire: datetime | None = None
         self._count = 0
         self._last_id = ""
+        self._trusting = False
+        self._sound = True
+
+    def trust(self) -> None:
+        """From now until :meth:`checked`, a run joins the newest block when its fire is a fire of the cron at all,
+        not asked to be the one after the block's last: each block's fires are checked consecutive once, when it
+        is sealed (asking the cron for every run cost a third of a first read of a long history)."""
+        self._trusting = True
+        self._sound = True
+
+    def checked(self) -> bool:
+        """Whether every block joined since :meth:`trust` holds consecutive fires (so the blocks and runs kept whole
+        are those of runs added one by one); the builder takes runs one by one again from now on. When False, a
+        run joined a block over a fire of the cron it skipped (a schedule changed under the runs): the caller adds
+        the runs again to a new builder without trusting it."""
+        self._flush()
+        self._check_top()
+        self._trusting = False
+        return self._sound
 
     def add(self, runs: Iterable[RunRecord]) -> None:
         for run in runs:
@@ -210,7 +229,12 @@ class Blocks:
     def _linked(self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str) -> bool:
         """Whether the run joins the newest block (joined if so): its kind, its interval starting at the block's
         last fire, and its fire the one after."""
-        if self._kind == (run_type, state) and start == self._last_fire and self.policy.cron.next_after(start) == fire:
+        cron = self.policy.cron
+        if (
+            self._kind == (run_type, state)
+            and start == self._last_fire
+            and (cron.matches(fire) if self._trusting else cron.next_after(start) == fire)
+        ):
             self._last_fire = fire
             self._count += 1
             self._last_id = run_id
@@ -233,8 +257,17 @@ class Blocks:
         if top is not None and self._last_fire is not None and top.count != self._count:
             self.blocks[-1] = replace(top, last_fire=self._last_fire, count=self._count, last_id=self._last_id)
 
+    def _check_top(self) -> None:
+        # The fires of a block after its first are fires of the cron; they are consecutive when no other fire lies
+        # between its first and its last: the (count - 1)-th fire before the last is not after the first.
+        top = self.blocks[-1] if self._trusting and self.blocks else None
+        if top is not None and top.count > 1:
+            before = self.policy.cron.nth_before(top.last_fire, top.count - 1)
+            self._sound = self._sound and (before is None or before <= top.first_fire)
+
     def _seal(self) -> None:
         self._flush()
+        self._check_top()
         if self.keep_ids and self.blocks and self.blocks[-1].run_ids is None:
             self.blocks[-1] = replace(self.blocks[-1], run_ids=tuple(self._ids))
         self._ids = []
