@@ -13,7 +13,8 @@ per DAG, the runs that had ended when it last looked, folded into :class:`~hops_
 * the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
 
 The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
-(linear in the runs); the summary kept is the size of what differs between the runs, not of their number.
+(linear in the runs, but a run the timetable made costs only its columns as the driver gives them:
+:meth:`_Folded.fold_all`); the summary kept is the size of what differs between the runs, not of their number.
 The queries are SQLAlchemy Core on Airflow's ``DagRun`` table (its columns, no ORM objects), imported when they run.
 """
 
