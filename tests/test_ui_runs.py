@@ -3,6 +3,7 @@ and pages that read exactly as the whole history read run by run."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -10,10 +11,13 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from fuzzing import examples
+from hypothesis import HealthCheck, given, settings
 from runs_by_hand import HOURLY, START, at, manual, scheduled
+from test_coverage_blocks import assorted_runs
 
 from hops_timetable import _compat
-from hops_timetable.core.coverage import RunRecord, now_key, page_of_fires, timeline_begin
+from hops_timetable.core.coverage import Blocks, RunRecord, now_key, page_of_fires, timeline_begin
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui.render import PAGE_FIRES, build_page, page_json
@@ -157,6 +161,14 @@ def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypa
         tab_app.app.dependency_overrides.clear()
     assert [r["dag_run_id"] for r in read] == [r.run_id for r in runs]
     assert read[0]["data_interval_end"] == at(1).isoformat() and read[-1]["conf"] == runs[-1].conf
+    # Every field as SQLAlchemy's own conversion of the row reads it (the route reads the driver's values).
+    for item, row in zip(read, tab_runs.run_rows(session, "paged"), strict=True):
+        record = tab_runs.record_of(row)
+        fields = ("run_after", "logical_date", "data_interval_start", "data_interval_end", "queued_at")
+        assert {name: item[name] for name in fields} == {
+            name: None if getattr(record, name) is None else getattr(record, name).isoformat() for name in fields
+        }
+        assert (item["run_type"], item["state"], item["conf"]) == (record.run_type, record.state, record.conf)
 
 
 def test_a_page_shown_again_at_an_instant_that_sees_the_runs_alike_is_kept_and_reads_as_worked_out_anew(
@@ -206,3 +218,35 @@ def test_the_api_server_keeps_as_many_dags_as_the_deployment_says(session: Any, 
     finally:
         monkeypatch.delenv("AIRFLOW__HOPS_TIMETABLE__TAB_KEPT_DAGS")
         config.settings.cache_clear()
+
+
+_DAGS = itertools.count()
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(assorted_runs())
+def test_a_first_read_folds_the_runs_as_reading_them_one_by_one(
+    session: Any, case: tuple[int | None, list[RunRecord]]
+) -> None:
+    # The first read takes the runs the timetable made as they are, by the columns the driver gives, and every
+    # other run whole: the same blocks, runs kept whole, failed and in-flight runs as the rows read one by one.
+    offset, assorted = case
+    dag_id = f"first-read-{next(_DAGS)}"
+    taken: set[object] = set()
+    runs = [r for r in assorted if r.logical_date is None or not (r.logical_date in taken or taken.add(r.logical_date))]
+    from airflow.models.dagrun import DagRun
+
+    rows = [{"dag_id": dag_id, "clear_number": n % 2, **asdict(r)} for n, r in enumerate(runs)]
+    if rows:
+        session.execute(DagRun.__table__.insert(), rows)
+        session.commit()
+    settings_ = Schedule(cron=HOURLY, start=START, catchup=True, offset=offset)
+    first, by_row = (tab_runs._Folded(settings_, Blocks(settings_.policy(), offset)) for _ in range(2))
+    first.fold_all(session, dag_id, trusting=False)
+    by_row.fold(tab_runs.run_rows(session, dag_id))
+    records, blocks = by_row.builder.finish()
+    assert first.builder.finish() == (records, blocks)
+    assert (first.upto, first.failed, first.in_flight) == (by_row.upto, by_row.failed, by_row.in_flight)
+    # What a view starts from: read trusting the cron, and read again when a block's runs skipped a fire.
+    viewed = tab_runs.dag_runs(session, dag_id, settings_)
+    assert (viewed.records, viewed.blocks) == ([*records, *by_row.in_flight.values()], blocks)

@@ -30,6 +30,7 @@ __all__ = [
     "ResolvedWindow",
     "RunWindowError",
     "conf_with_form_window",
+    "offset_made_with",
     "parse_conf_window",
     "parse_window_time",
     "resolve_hops_env",
@@ -158,6 +159,17 @@ Replay = Callable[[datetime], "HopsWindow | None"]
 """The HOPS window of the scheduled run with a given logical date under the DAG's schedule (``None``: no such run)."""
 
 
+def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:
+    """The offset a run whose interval a timetable made was made with: the one its id carries, so that an offset
+    edited since does not move the window of a run made before (a clear replays the same window); for a scheduled
+    run's id without one (Airflow's own id) 0, as the run was made with no offset (or by another timetable, which
+    has none); else *offset_seconds*, the DAG's."""
+    made_with = marked_offset(run_id)
+    if made_with is None and scheduled and run_id is not None:
+        made_with = 0
+    return offset_seconds if made_with is None else made_with
+
+
 def _scheduler_window(
     data_interval: tuple[datetime, datetime],
     run_after: datetime | None,
@@ -180,13 +192,7 @@ def _scheduler_window(
         and (run_after is None or as_utc(run_after) == end)
     )
     if made_by_timetable:
-        # The offset the run was made with, when its id carries it: an offset edited since does not move the
-        # window of a run made before (a clear replays the same window).
-        made_with = marked_offset(run_id)
-        if made_with is None and scheduled and run_id is not None:
-            # Airflow's own id, unmarked: the run was made with no offset (or by another timetable, which has none).
-            made_with = 0
-        return hops_window(start, end, offset_seconds if made_with is None else made_with), "scheduler"
+        return hops_window(start, end, offset_made_with(run_id, scheduled, offset_seconds)), "scheduler"
     if replay is not None:
         moment = start if logical_date is None else as_utc(logical_date)
         window = replay(moment)

@@ -271,27 +271,29 @@ def runs_page(
     The fields are those of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
     _require_dag(request, user, dag_id, run=True)
     _dag(session, dag_id)
-    rows = list(tab_runs.run_rows(session, dag_id, tab_runs.RunQuery(after_id=after, limit=limit)))
+    rows = list(tab_runs.raw_run_rows(session, dag_id, after_id=after, limit=limit))
 
-    def when(value: datetime | None) -> str | None:
-        return None if value is None else as_utc(value).isoformat()
+    def iso(value: Any) -> str | None:
+        found = tab_runs.when(value)
+        return None if found is None else found.isoformat()
 
-    # Straight from the row's columns (no RunRecord a run): a page of 5,000 is written in a fraction of the time.
+    # Straight from the columns as the driver gives them (no RunRecord a run, no SQLAlchemy conversion of each
+    # datetime): a page of 5,000 is written in a fraction of the time.
     runs = [
         {
             "dag_run_id": run_id,
             "run_type": tab_runs.enum_text(run_type),
             "state": tab_runs.enum_text(state),
-            "run_after": when(run_after),
-            "logical_date": when(logical_date),
-            "data_interval_start": when(start),
-            "data_interval_end": when(end),
-            "queued_at": when(queued_at),
-            "conf": conf if isinstance(conf, dict) else None,
+            "run_after": iso(run_after),
+            "logical_date": iso(logical_date),
+            "data_interval_start": iso(start),
+            "data_interval_end": iso(end),
+            "queued_at": iso(queued_at),
+            "conf": tab_runs.conf_of(conf),
         }
         for _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf in rows
     ]
-    return JSONResponse({"dag_runs": runs, "next": int(rows[-1].id) if len(rows) == limit else None})
+    return JSONResponse({"dag_runs": runs, "next": int(rows[-1][0]) if len(rows) == limit else None})
 
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")

@@ -13,13 +13,15 @@ per DAG, the runs that had ended when it last looked, folded into :class:`~hops_
 * the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
 
 The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
-(linear in the runs); the summary kept is the size of what differs between the runs, not of their number.
+(linear in the runs, but a run the timetable made costs only its columns as the driver gives them:
+:meth:`_Folded.fold_all`); the summary kept is the size of what differs between the runs, not of their number.
 The queries are SQLAlchemy Core on Airflow's ``DagRun`` table (its columns, no ORM objects), imported when they run.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -41,12 +43,15 @@ __all__ = [
     "RUN_COLUMNS",
     "DagRuns",
     "RunQuery",
+    "conf_of",
     "dag_runs",
     "enum_text",
     "one_run",
+    "raw_run_rows",
     "record_of",
     "run_rows",
     "run_state_counts",
+    "when",
     "with_page",
 ]
 
@@ -105,6 +110,81 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> It
     yield from session.execute(q)
 
 
+_EMPTY_CONF: dict[str | None, dict[str, Any] | None] = {None: None, "null": None, "{}": {}}
+"""A ``conf`` column's text that holds no key, and the conf it is (what :func:`record_of` gives)."""
+
+
+def raw_run_rows(
+    session: Session, dag_id: str, after_id: int | None = None, limit: int | None = None
+) -> Iterator[tuple[Any, ...]]:
+    """The ``dag_run`` rows of *dag_id* (those with an id above *after_id*, *limit* at most) as tuples of
+    :data:`RUN_COLUMNS` like :func:`run_rows`, oldest id first, but each column as the driver gives it: datetimes
+    as text on SQLite, ``conf`` as JSON text on every database (:func:`when`, :func:`conf_of` read them).
+    SQLAlchemy's conversion of each row's datetimes cost more than the rest of reading a long history."""
+    from sqlalchemy import String, Text, cast, select, type_coerce
+
+    table = _compat.dag_run_table()
+    columns = [
+        table.c.id,
+        table.c.run_id,
+        type_coerce(table.c.run_type, String),
+        type_coerce(table.c.state, String),
+        *(type_coerce(table.c[name], String) for name in RUN_COLUMNS[4:9]),
+        cast(table.c.conf, Text),
+    ]
+    q = select(*columns).where(table.c.dag_id == dag_id)
+    if after_id is not None:
+        q = q.where(table.c.id > after_id)
+    q = q.order_by(table.c.id).limit(limit).execution_options(yield_per=5_000)
+    for row in session.execute(q):
+        yield tuple(row)
+
+
+def when(value: Any) -> datetime | None:
+    """A datetime column of :func:`raw_run_rows` (text on SQLite, a datetime elsewhere), aware UTC as Airflow's
+    ``UtcDateTime`` reads it: a value without a zone is UTC."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            # Parsed with its zone rather than given one after: datetime.replace costs several times the parse.
+            return datetime.fromisoformat(value + "+00:00")
+        except ValueError:
+            value = datetime.fromisoformat(value)  # text with a zone of its own
+    return as_utc(value)
+
+
+def conf_of(value: Any) -> dict[str, Any] | None:
+    """The ``conf`` column of :func:`raw_run_rows` as :func:`record_of` reads it: a dict, else None."""
+    if value in _EMPTY_CONF:
+        return _EMPTY_CONF[value]
+    loaded = json.loads(value) if isinstance(value, str) else value
+    return loaded if isinstance(loaded, dict) else None
+
+
+def _at(value: Any) -> datetime:
+    """:func:`when` of a value that is set."""
+    found = when(value)
+    assert found is not None
+    return found
+
+
+def _raw_record(row: tuple[Any, ...]) -> RunRecord:
+    """A row of :func:`raw_run_rows` as :func:`record_of` reads it."""
+    _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
+    return RunRecord(
+        run_id=run_id,
+        run_type=enum_text(run_type),
+        state=enum_text(state),
+        run_after=_at(run_after),
+        logical_date=when(logical_date),
+        data_interval_start=when(start),
+        data_interval_end=when(end),
+        queued_at=when(queued_at),
+        conf=conf_of(conf),
+    )
+
+
 def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
     """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
     the cost is that of the runs counted)."""
@@ -156,18 +236,47 @@ class _Folded:
 
     def fold(self, rows: Iterable[Any]) -> None:
         for row in rows:
-            record = record_of(row)
-            if self.in_flight.get(int(row.id)) == record:
-                continue  # still in flight as it was
-            self.version = next(_VERSIONS)
-            self.upto = max(self.upto, int(row.id))
-            if record.state in _IN_FLIGHT:
-                self.in_flight[int(row.id)] = record
-                continue
-            self.in_flight.pop(int(row.id), None)
-            if record.state == "failed":
-                self.failed[int(row.id)] = record
-            self.builder.add((record,))
+            self._take(int(row.id), record_of(row))
+
+    def _take(self, row_id: int, record: RunRecord) -> None:
+        if self.in_flight.get(row_id) == record:
+            return  # still in flight as it was
+        self.version = next(_VERSIONS)
+        self.upto = max(self.upto, row_id)
+        if record.state in _IN_FLIGHT:
+            self.in_flight[row_id] = record
+            return
+        self.in_flight.pop(row_id, None)
+        if record.state == "failed":
+            self.failed[row_id] = record
+        self.builder.add((record,))
+
+    def fold_all(self, session: Session, dag_id: str, *, trusting: bool = True) -> bool:
+        """:meth:`fold` of every run of the DAG (a first read), the columns as the driver gives them: a run that
+        succeeded as the timetable made it (its logical date its interval's start, its ``run_after`` the end, no
+        conf) goes to :meth:`Blocks.add_plain` with its datetimes parsed and nothing else; any other is read whole.
+        SQLAlchemy's conversion of every column of every row and the window rule run by run made a first read of a
+        million runs take minutes. *trusting*: the builder checks each block's fires once (:meth:`Blocks.trust`);
+        False when a block's runs skipped a fire, and then this fold is not the one of the rows one by one."""
+        add_plain = self.builder.add_plain
+        if trusting:
+            self.builder.trust()
+        row_id = self.upto
+        for row in raw_run_rows(session, dag_id):
+            row_id, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
+            if (
+                state == "success"
+                and conf in _EMPTY_CONF
+                and start is not None
+                and logical_date == start
+                and run_after == end
+            ):
+                add_plain(run_id, run_type, state, _at(start), _at(end), when(queued_at), _EMPTY_CONF[conf])
+            else:
+                self._take(row_id, _raw_record(row))
+        self.upto = max(self.upto, row_id)
+        self.version = next(_VERSIONS)
+        return self.builder.checked()
 
     def catch_up(self, session: Session, dag_id: str) -> None:
         """Take in what changed among the runs already folded: those in flight, and any run that is now or was
@@ -241,7 +350,10 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
         folded.fold(run_rows(session, dag_id, RunQuery(after_id=folded.upto)))
         return folded
     folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
-    folded.fold(run_rows(session, dag_id))
+    if not folded.fold_all(session, dag_id):
+        # Runs of a block skipped a fire of the schedule (it changed under them): read again, each join asked.
+        folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
+        folded.fold_all(session, dag_id, trusting=False)
     _KEPT[dag_id] = folded
     while len(_KEPT) > config.settings().tab_kept_dags:
         _KEPT.popitem(last=False)

@@ -10,12 +10,13 @@ from blocks exactly as from the runs they stand for. Pure: no Airflow import.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
+from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES, offset_made_with
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
@@ -96,6 +97,31 @@ class Blocks:
         self._ids: list[str] = []
         self._held: deque[RunRecord] = deque()
         self._newest: datetime | None = None  # the newest fire held or in a block
+        # The newest block's kind, last fire, run count and last run id, ahead of blocks[-1] until _flush: a
+        # RunBlock built again for every run joined cost more than the rest of a run's fold.
+        self._kind: tuple[str, str] | None = None
+        self._last_fire: datetime | None = None
+        self._count = 0
+        self._last_id = ""
+        self._trusting = False
+        self._sound = True
+
+    def trust(self) -> None:
+        """From now until :meth:`checked`, a run joins the newest block when its fire is a fire of the cron at all,
+        not asked to be the one after the block's last: each block's fires are checked consecutive once, when it
+        is sealed (asking the cron for every run cost a third of a first read of a long history)."""
+        self._trusting = True
+        self._sound = True
+
+    def checked(self) -> bool:
+        """Whether every block joined since :meth:`trust` holds consecutive fires (so the blocks and runs kept whole
+        are those of runs added one by one); the builder takes runs one by one again from now on. When False, a
+        run joined a block over a fire of the cron it skipped (a schedule changed under the runs): the caller adds
+        the runs again to a new builder without trusting it."""
+        self._flush()
+        self._check_top()
+        self._trusting = False
+        return self._sound
 
     def add(self, runs: Iterable[RunRecord]) -> None:
         for run in runs:
@@ -111,6 +137,38 @@ class Blocks:
             if len(self._held) > self.tail:
                 self._join(self._held.popleft())
 
+    def add_plain(
+        self,
+        run_id: str,
+        run_type: str,
+        state: str,
+        start: datetime,
+        fire: datetime,
+        queued_at: datetime | None,
+        conf: Mapping[str, Any] | None,
+    ) -> None:
+        """:meth:`add` of the run whose logical date is its interval's start (*start*, aware UTC) and whose
+        ``run_after`` is its interval's end (*fire*, aware UTC), as the timetable makes a run: the same blocks and
+        runs kept whole, at a fraction of the cost when *conf* is empty. Such a run's window is then the
+        scheduler's, by the offset its id was made with (:func:`offset_made_with`), without the window rule asked
+        run by run: what makes a first read of a long history cheap."""
+        if (
+            conf
+            or run_type not in SCHEDULED_RUN_TYPES
+            or not start < fire
+            or not self._offset_alike(run_id, run_type)
+            or self.tail
+            or (self._newest is not None and fire <= self._newest)
+        ):
+            self.add((RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf),))
+            return
+        self._newest = fire
+        if not self._linked(run_type, state, start, fire, run_id):
+            if self._last_fire is not None and start < self._last_fire:
+                self.singles.append(RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf))
+            else:
+                self._open(run_type, state, start, fire, queued_at, run_id)
+
     def replace(self, run_id: str, fire: datetime | None, record: RunRecord | None) -> None:
         """The run *run_id* (at *fire*, for a scheduled or backfill run) changed to *record*, or was deleted (``None``):
         from now on it is kept whole, and cut out of the block that held it."""
@@ -118,7 +176,13 @@ class Blocks:
         self.singles = [r for r in self.singles if r.run_id != run_id]
         self._held = deque(r for r in self._held if r.run_id != run_id)
         if not whole and fire is not None:
+            self._seal()
             self.blocks = split_blocks(self.blocks, fire, fire, self.policy)
+            top = self.blocks[-1] if self.blocks else None
+            self._kind = None if top is None else (top.run_type, top.state)
+            self._last_fire = None if top is None else top.last_fire
+            self._count = 0 if top is None else top.count
+            self._last_id = "" if top is None else top.last_id
         if record is not None:
             self.singles.append(record)
 
@@ -131,8 +195,14 @@ class Blocks:
         """Whether *run* could stand in a block: a scheduled or backfill run processing the scheduler's window."""
         if run.run_type not in SCHEDULED_RUN_TYPES or run.data_interval_start is None or run.data_interval_end is None:
             return False
-        if run.logical_date is None or as_utc(run.logical_date) != as_utc(run.data_interval_start):
+        start = as_utc(run.data_interval_start)
+        if run.logical_date is None or as_utc(run.logical_date) != start:
             return False  # a logical date of its own: the repair plan must see it taken
+        end = as_utc(run.data_interval_end)
+        if not run.conf and start < end and as_utc(run.run_after) == end:
+            # A run the timetable made, without conf: the rule gives the scheduler's window at the offset its id
+            # was made with, so the offsets alone decide (the rule asked run by run cost most of a fold).
+            return self._offset_alike(run.run_id, run.run_type)
         seen: RunWindow = run_window(run, self.offset, self.policy)
         return (
             seen.error is None
@@ -140,40 +210,64 @@ class Blocks:
             and seen.window == hops_window(run.data_interval_start, run.data_interval_end, self.offset)
         )
 
+    def _offset_alike(self, run_id: str, run_type: str) -> bool:
+        """Whether the window of a run the timetable made (without conf) is the scheduler's at the DAG's offset: the
+        offset the run was made with moves it as the DAG's does (None and 0 alike)."""
+        return (offset_made_with(run_id, run_type == "scheduled", self.offset) or 0) == (self.offset or 0)
+
     def _join(self, run: RunRecord) -> None:
         start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
-        top = self.blocks[-1] if self.blocks else None
-        if (
-            top is not None
-            and (top.run_type, top.state) == (run.run_type, run.state)
-            and start == top.last_fire
-            and self.policy.cron.next_after(top.last_fire) == fire
-        ):
-            # Built whole rather than by dataclasses.replace, which costs more than the rest of a run's fold.
-            self.blocks[-1] = RunBlock(
-                top.run_type,
-                top.state,
-                top.first_start,
-                top.first_fire,
-                fire,
-                top.count + 1,
-                top.first_queued,
-                top.first_id,
-                run.run_id,
-            )
-            if self.keep_ids:
-                self._ids.append(run.run_id)
+        if self._linked(run.run_type, run.state, start, fire, run.run_id):
             return
-        if top is not None and start < top.last_fire:
+        if self._last_fire is not None and start < self._last_fire:
             # Its window would meet the block's: whole, so that no window of a block is another's.
             self.singles.append(run)
             return
-        self._seal()
         queued = None if run.queued_at is None else as_utc(run.queued_at)
-        self.blocks.append(RunBlock(run.run_type, run.state, start, fire, fire, 1, queued, run.run_id, run.run_id))
-        self._ids = [run.run_id]
+        self._open(run.run_type, run.state, start, fire, queued, run.run_id)
+
+    def _linked(self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str) -> bool:
+        """Whether the run joins the newest block (joined if so): its kind, its interval starting at the block's
+        last fire, and its fire the one after."""
+        cron = self.policy.cron
+        if (
+            self._kind == (run_type, state)
+            and start == self._last_fire
+            and (cron.matches(fire) if self._trusting else cron.next_after(start) == fire)
+        ):
+            self._last_fire = fire
+            self._count += 1
+            self._last_id = run_id
+            if self.keep_ids:
+                self._ids.append(run_id)
+            return True
+        return False
+
+    def _open(
+        self, run_type: str, state: str, start: datetime, fire: datetime, queued: datetime | None, run_id: str
+    ) -> None:
+        self._seal()
+        self.blocks.append(RunBlock(run_type, state, start, fire, fire, 1, queued, run_id, run_id))
+        self._ids = [run_id]
+        self._kind, self._last_fire, self._count, self._last_id = (run_type, state), fire, 1, run_id
+
+    def _flush(self) -> None:
+        """blocks[-1] as the runs joined since it was built say."""
+        top = self.blocks[-1] if self.blocks else None
+        if top is not None and self._last_fire is not None and top.count != self._count:
+            self.blocks[-1] = replace(top, last_fire=self._last_fire, count=self._count, last_id=self._last_id)
+
+    def _check_top(self) -> None:
+        # The fires of a block after its first are fires of the cron; they are consecutive when no other fire lies
+        # between its first and its last: the (count - 1)-th fire before the last is not after the first.
+        top = self.blocks[-1] if self._trusting and self.blocks else None
+        if top is not None and top.count > 1:
+            before = self.policy.cron.nth_before(top.last_fire, top.count - 1)
+            self._sound = self._sound and (before is None or before <= top.first_fire)
 
     def _seal(self) -> None:
+        self._flush()
+        self._check_top()
         if self.keep_ids and self.blocks and self.blocks[-1].run_ids is None:
             self.blocks[-1] = replace(self.blocks[-1], run_ids=tuple(self._ids))
         self._ids = []

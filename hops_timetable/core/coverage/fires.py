@@ -211,15 +211,22 @@ class Rules:
     def block_pieces(self, block: RunBlock, lo: datetime, hi: datetime) -> list[tuple[datetime, datetime, str]]:
         """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
         shift = timedelta(seconds=self.offset or 0)
-        fire: datetime | None = max(block.first_fire, self.policy.cron.next_after(lo + shift) or block.first_fire)
+        cron = self.policy.cron
+        fire: datetime | None = max(block.first_fire, cron.next_after(lo + shift) or block.first_fire)
+        if fire is None or fire > block.last_fire:
+            return []
+        # A block's fires are consecutive: each run's interval starts at the fire before (block.window's rule,
+        # stepped along rather than asked of the cron again for every run).
+        start = block.interval_start(fire, self.policy)
+        label = block.label
         out = []
         while fire is not None and fire <= block.last_fire:
-            window = block.window(fire, self.policy, self.offset)
-            if window.start >= hi:
+            window_start, window_end = start - shift, fire - shift
+            if window_start >= hi:
                 break
-            name = block.run_id(fire, self.policy) or f"{block.label} at {format_hops_time(fire)}"
-            out.append((max(lo, window.start), min(hi, window.end), name))
-            fire = self.policy.cron.next_after(fire)
+            name = block.run_id(fire, self.policy) or f"{label} at {format_hops_time(fire)}"
+            out.append((max(lo, window_start), min(hi, window_end), name))
+            start, fire = fire, cron.next_after(fire)
         return out
 
     def overlaps(self) -> tuple[list[Span], list[Span]]:
