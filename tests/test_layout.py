@@ -336,3 +336,15 @@ def test_the_package_raises_only_its_own_errors_and_protocol_ones() -> None:
             if name in builtin_errors:
                 wrong.append(f"{relative}:{node.lineno} raises {name}")
     assert not wrong, wrong
+
+
+def test_date_time_text_is_read_only_by_the_time_text_module() -> None:
+    """One grammar of date-time text: no ``fromisoformat`` or ``strptime`` outside ``core/time_text.py``."""
+    wrong = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{node.lineno} calls {node.attr}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix() != "core/time_text.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in ("fromisoformat", "strptime")
+    ]
+    assert not wrong, wrong

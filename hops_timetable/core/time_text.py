@@ -30,7 +30,7 @@ from hops_timetable.core.validation import (
     short_repr,
 )
 
-__all__ = ["EXPECTED", "MAX_TEXT", "TimeTextError", "parse_time"]
+__all__ = ["EXPECTED", "MAX_TEXT", "TimeTextError", "parse_time", "stored_time"]
 
 MAX_TEXT: Final = 64
 """Longest accepted date-time text; the longest valid form (9 fraction digits and an offset) has 35 characters."""
@@ -126,3 +126,15 @@ def _lenient(name: str, text: str) -> datetime:
         return datetime.fromisoformat(iso)
     except ValueError:
         raise TimeTextError(name, text, f"is not a date-time: expected {EXPECTED}") from None
+
+
+def stored_time(text: str) -> datetime:
+    """A timestamp as a metadata database's driver hands it back as text (SQLite's ``YYYY-MM-DD HH:MM:SS[.ffffff]``,
+    written by Airflow's ``UtcDateTime``), aware UTC: without a zone it is UTC. Trusted text, read at the cost of
+    one parse (the first read of a long history reads a few million); a text that is not a date-time raises
+    ``ValueError``, as the driver's own conversion would."""
+    try:
+        # Parsed with its zone rather than given one after: datetime.replace costs several times the parse.
+        return datetime.fromisoformat(text + "+00:00")
+    except ValueError:
+        return datetime.fromisoformat(text).astimezone(_UTC)  # text with a zone of its own

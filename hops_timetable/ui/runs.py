@@ -34,6 +34,7 @@ from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage import Blocks, RunBlock, RunRecord, split_blocks
 from hops_timetable.core.coverage.blocks import earliest_start
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.time_text import stored_time
 from hops_timetable.core.window import as_utc
 
 if TYPE_CHECKING:
@@ -146,11 +147,7 @@ def when(value: Any) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, str):
-        try:
-            # Parsed with its zone rather than given one after: datetime.replace costs several times the parse.
-            return datetime.fromisoformat(value + "+00:00")
-        except ValueError:
-            value = datetime.fromisoformat(value)  # text with a zone of its own
+        return stored_time(value)
     return as_utc(value)
 
 
