@@ -57,6 +57,19 @@ API_SERVERS = ("api-server", "control-api")
 
 T = TypeVar("T")
 
+UPSTREAM_SCHEDULER_CRASH = "sqlalchemy.orm.exc.StaleDataError: UPDATE statement on table 'dag_run'"
+"""The one way Airflow's own scheduler is known to die in these tests, restarted as a supervisor would.
+
+Airflow's scheduler loop can lose a race over ``dag_run`` rows and exit on an unhandled ``StaleDataError``
+(reported upstream as apache/airflow#63926, open; seen here a few times in several hundred stacks, all under load on
+SQLite, in a scheduler loop of Airflow's own with no frame of this package). A deployment runs the scheduler under
+a supervisor that starts it again, and so does the harness for this exception only, when no frame of
+``hops_timetable`` is in its traceback, at most :data:`UPSTREAM_RESTARTS` times per stack. Any other exit of a
+component fails the test at once.
+"""
+
+UPSTREAM_RESTARTS = 2
+
 
 class StackError(RuntimeError):
     """A component did not start, died, or a condition was not reached in time."""
@@ -374,6 +387,8 @@ class AirflowStack:
         self._components: dict[str, _Component] = {}
         self._admin_token: str | None = None
         self._log_generation: dict[str, int] = {}
+        self.upstream_restarts: list[str] = []
+        """The exception line of each scheduler exit restarted as :data:`UPSTREAM_SCHEDULER_CRASH`."""
         settings = {
             "AIRFLOW__CORE__DAGS_FOLDER": str(dags_folder),
             "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
@@ -512,10 +527,21 @@ class AirflowStack:
     def _check_alive(self, names: tuple[str, ...]) -> None:
         for name in names:
             component = self._components.get(name)
-            if component is not None and component.process.poll() is not None:
-                raise StackError(
-                    f"component {name!r} exited with code {component.process.returncode}:\n" + _tail(component.log, 60)
-                )
+            if component is None or component.process.poll() is None:
+                continue
+            crash = _last_traceback(component.log)
+            if name == "scheduler" and len(self.upstream_restarts) < UPSTREAM_RESTARTS and _is_upstream_crash(crash):
+                self.upstream_restarts.append(crash[-1])
+                print(f"harness: restarting the scheduler after Airflow's own crash: {crash[-1]}", file=sys.stderr)
+                del self._components[name]
+                self.start_component(name, component.command, script=component.script)
+                continue
+            # The head of the last traceback too: the tail alone starts deep inside SQLAlchemy.
+            head = "\n".join(crash[:40])
+            raise StackError(
+                f"component {name!r} exited with code {component.process.returncode}:\n"
+                f"{head}\n...\n{_tail(component.log, 60)}"
+            )
 
     def wait_healthy(self, timeout: float = 120.0) -> None:
         """Wait until the api-server answers and has seen a heartbeat from every running component since it started.
@@ -718,6 +744,31 @@ class AirflowStack:
         for log in sorted((self.home / "component-logs").glob("*.log")):
             parts.append(f"===== {log.name} =====\n{_tail(log, lines)}")
         return "\n".join(parts)
+
+
+def _last_traceback(path: Path) -> list[str]:
+    """The last ``Traceback (most recent call last):`` block of a log, through its exception line; empty if none."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return []
+    block = []
+    for line in lines[starts[-1] :]:
+        block.append(line)
+        if len(block) > 1 and line and not line[0].isspace():
+            break
+    return block
+
+
+def _is_upstream_crash(block: list[str]) -> bool:
+    return (
+        bool(block)
+        and block[-1].startswith(UPSTREAM_SCHEDULER_CRASH)
+        and not any("hops_timetable" in line for line in block)
+    )
 
 
 def _tail(path: Path, lines: int) -> str:
