@@ -22,7 +22,6 @@ and changes nothing.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from hops_timetable.cli.audit_client import (
@@ -135,9 +134,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _client(args: argparse.Namespace) -> Client:
     return Client.connect(
         args.api,
-        token=args.token or os.environ.get(TOKEN_ENV),
-        username=args.username or os.environ.get(USERNAME_ENV),
-        password=args.password or os.environ.get(PASSWORD_ENV),
+        token=args.token,
+        username=args.username,
+        password=args.password,
         timeout=args.timeout,
     )
 

@@ -11,6 +11,7 @@ Airflow on SQLite refuses a write while another process writes: a clean refusal 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -106,7 +107,14 @@ class Client:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Client:
         """A client with the token given, or one from logging in with *username* and *password*, or none (an
-        Airflow that needs no login: were one needed, the first request's 401 says which options to pass)."""
+        Airflow that needs no login: were one needed, the first request's 401 says which options to pass).
+
+        Each credential not given is read from its environment variable (:data:`TOKEN_ENV`, :data:`USERNAME_ENV`,
+        :data:`PASSWORD_ENV`), so a secret need not be on the command line.
+        """
+        token = token or os.environ.get(TOKEN_ENV)
+        username = username or os.environ.get(USERNAME_ENV)
+        password = password or os.environ.get(PASSWORD_ENV)
         if not api.startswith(("http://", "https://")):
             raise BadInput(
                 f"--api {short_repr(api, 200)} is not an Airflow address: expected http:// or https://, for example "

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import codecs
 import hashlib
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
@@ -160,15 +159,10 @@ def airflow_side(
 ) -> tuple[ScheduleVersion, list[SideRun]]:
     """A live Airflow's side, read through the audit's client: the DAG's schedule as its plugin reports it, and
     every run with the window its tasks see. Credentials default to the audit's environment variables."""
-    from hops_timetable.cli.audit import PASSWORD_ENV, TOKEN_ENV, USERNAME_ENV, Client, Settings
+    from hops_timetable.cli.audit import Client, Settings
     from hops_timetable.core.coverage import run_window
 
-    client = Client.connect(
-        api,
-        token=token or os.environ.get(TOKEN_ENV),
-        username=username or os.environ.get(USERNAME_ENV),
-        password=password or os.environ.get(PASSWORD_ENV),
-    )
+    client = Client.connect(api, token=token, username=username, password=password)
     by_id = {d["dag_id"]: d for d in client.hops_dags()}
     if dag_id not in by_id:
         found = ", ".join(sorted(by_id)) or "none"
