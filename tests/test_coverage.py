@@ -49,6 +49,29 @@ def test_an_outage_with_a_bound_marks_the_dropped_fires_and_their_windows_as_one
     )
 
 
+def test_a_catch_up_run_picked_when_the_run_before_it_was_made_is_explained_by_the_bound() -> None:
+    # Airflow 3.0 and 3.1 pick the next run when they make the one before it, and make it a scheduler loop later.
+    # Down from 03:30 to 07:50 with max_catchup_runs=2: at 07:50 the stale stored run of 04:00 was made and, at that
+    # instant, 06:00 and 07:00 picked as the newest two; the loop that made 06:00 came after 08:00 had fired.
+    policy = CatchupPolicy(HOURLY, start=START, max_catchup_runs=2)
+    back, late = at(7, 50), at(8, 1)
+    runs = [scheduled(h) for h in (1, 2, 3)] + [
+        scheduled(4, queued=back),
+        scheduled(6, queued=late),
+        scheduled(7, queued=late),
+        scheduled(8, queued=late),
+    ]
+    result = coverage(policy, True, None, runs, now=at(8, 2))
+    assert [f.decision for f in result.fires] == [Decision.CREATED] * 4 + [Decision.DROPPED_BOUND] + [
+        Decision.CREATED
+    ] * 3
+    # Asked at neither instant would the bound pick 05:00's successor as 06:00 had 04:00 been made on time: a run
+    # made at its fire, then a hole, is still a missed fire.
+    on_time = [scheduled(h) for h in (1, 2, 3, 4)] + [scheduled(6, queued=late), scheduled(7, queued=late)]
+    missed = coverage(policy, True, None, [*on_time, scheduled(8, queued=late)], now=at(8, 2))
+    assert missed.fires[4].decision is Decision.MISSED
+
+
 def test_a_gap_the_bound_does_not_explain_is_missed_and_a_conf_run_fills_it() -> None:
     # No bound: after an outage every missed fire is replayed, so a hole between 02:00 and 05:00 (queued on time)
     # cannot come from the catch-up policy: the DAG was paused or a run was deleted.

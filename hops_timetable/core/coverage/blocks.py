@@ -27,9 +27,9 @@ __all__ = ["Blocks", "RunBlock", "split_blocks"]
 class RunBlock:
     """*count* runs of one type and state, one at each of the consecutive fires ``first_fire`` .. ``last_fire``,
     each interval starting where the one before ends (the first at ``first_start``), each processing the scheduler's
-    window. ``first_queued`` is the first run's ``queued_at`` (what the catch-up bound is asked with after a gap);
-    ``run_ids`` the runs' ids in fire order when they were kept, else only the ends are known (``first_id``,
-    ``last_id``)."""
+    window. ``first_queued`` is the first run's ``queued_at`` and ``last_queued`` the last one's (the instants the
+    catch-up bound is asked at around a gap; None where unknown); ``run_ids`` the runs' ids in fire order when they
+    were kept, else only the ends are known (``first_id``, ``last_id``)."""
 
     run_type: str
     state: str
@@ -41,6 +41,7 @@ class RunBlock:
     first_id: str
     last_id: str
     run_ids: tuple[str, ...] | None = None
+    last_queued: datetime | None = None
 
     def holds(self, fire: datetime) -> bool:
         return self.first_fire <= fire <= self.last_fire
@@ -103,6 +104,7 @@ class Blocks:
         self._last_fire: datetime | None = None
         self._count = 0
         self._last_id = ""
+        self._last_queued: datetime | None = None
         self._trusting = False
         self._sound = True
 
@@ -163,7 +165,7 @@ class Blocks:
             self.add((RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf),))
             return
         self._newest = fire
-        if not self._linked(run_type, state, start, fire, run_id):
+        if not self._linked(run_type, state, start, fire, run_id, queued_at):
             if self._last_fire is not None and start < self._last_fire:
                 self.singles.append(RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf))
             else:
@@ -183,6 +185,7 @@ class Blocks:
             self._last_fire = None if top is None else top.last_fire
             self._count = 0 if top is None else top.count
             self._last_id = "" if top is None else top.last_id
+            self._last_queued = None if top is None else top.last_queued
         if record is not None:
             self.singles.append(record)
 
@@ -217,16 +220,18 @@ class Blocks:
 
     def _join(self, run: RunRecord) -> None:
         start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
-        if self._linked(run.run_type, run.state, start, fire, run.run_id):
+        queued = None if run.queued_at is None else as_utc(run.queued_at)
+        if self._linked(run.run_type, run.state, start, fire, run.run_id, queued):
             return
         if self._last_fire is not None and start < self._last_fire:
             # Its window would meet the block's: whole, so that no window of a block is another's.
             self.singles.append(run)
             return
-        queued = None if run.queued_at is None else as_utc(run.queued_at)
         self._open(run.run_type, run.state, start, fire, queued, run.run_id)
 
-    def _linked(self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str) -> bool:
+    def _linked(
+        self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str, queued: datetime | None
+    ) -> bool:
         """Whether the run joins the newest block (joined if so): its kind, its interval starting at the block's
         last fire, and its fire the one after."""
         cron = self.policy.cron
@@ -238,6 +243,7 @@ class Blocks:
             self._last_fire = fire
             self._count += 1
             self._last_id = run_id
+            self._last_queued = queued
             if self.keep_ids:
                 self._ids.append(run_id)
             return True
@@ -247,15 +253,18 @@ class Blocks:
         self, run_type: str, state: str, start: datetime, fire: datetime, queued: datetime | None, run_id: str
     ) -> None:
         self._seal()
-        self.blocks.append(RunBlock(run_type, state, start, fire, fire, 1, queued, run_id, run_id))
+        self.blocks.append(RunBlock(run_type, state, start, fire, fire, 1, queued, run_id, run_id, last_queued=queued))
         self._ids = [run_id]
         self._kind, self._last_fire, self._count, self._last_id = (run_type, state), fire, 1, run_id
+        self._last_queued = queued
 
     def _flush(self) -> None:
         """blocks[-1] as the runs joined since it was built say."""
         top = self.blocks[-1] if self.blocks else None
         if top is not None and self._last_fire is not None and top.count != self._count:
-            self.blocks[-1] = replace(top, last_fire=self._last_fire, count=self._count, last_id=self._last_id)
+            self.blocks[-1] = replace(
+                top, last_fire=self._last_fire, count=self._count, last_id=self._last_id, last_queued=self._last_queued
+            )
 
     def _check_top(self) -> None:
         # The fires of a block after its first are fires of the cron; they are consecutive when no other fire lies
@@ -297,7 +306,7 @@ def split_blocks(blocks: Sequence[RunBlock], lo: datetime, hi: datetime, policy:
             count = cron.count_between(block.first_fire, before)
             ids = None if block.run_ids is None else block.run_ids[:count]
             last_id = block.run_id(before, policy) or f"{block.first_id} + {count - 1}"
-            out.append(replace(block, last_fire=before, count=count, last_id=last_id, run_ids=ids))
+            out.append(replace(block, last_fire=before, count=count, last_id=last_id, run_ids=ids, last_queued=None))
         after = cron.next_after(hi) if block.last_fire > hi else None
         if after is not None:
             count = cron.count_between(after, block.last_fire)

@@ -146,13 +146,17 @@ class Rules:
             found.append((block.first_fire, block.first_queued))
         return min(found, key=lambda item: item[0], default=None)
 
-    def _scheduled_before(self, fire: datetime) -> datetime | None:
-        """The newest fire before *fire* (which has no run) with a scheduled run."""
+    def _scheduled_before(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
+        """The newest fire before *fire* (which has no run) with a scheduled run, and when it was queued."""
+        found: list[tuple[datetime, datetime | None]] = []
         index = bisect_left(self.scheduled_fires, fire)
-        found = [self.scheduled_fires[index - 1]] if index > 0 else []
+        if index > 0:
+            found.append((self.scheduled_fires[index - 1], self.scheduled_queued[index - 1]))
         index = bisect_left(self.scheduled_block_firsts, fire)
-        found += [self.scheduled_blocks[index - 1].last_fire] if index > 0 else []
-        return max(found, default=None)
+        if index > 0:
+            block = self.scheduled_blocks[index - 1]
+            found.append((block.last_fire, block.last_queued))
+        return max(found, key=lambda item: item[0], default=None)
 
     def decide(self, fire: datetime) -> Decision:
         """The decision of *fire*; see the module docstring."""
@@ -165,11 +169,19 @@ class Rules:
         if after is not None:
             following, queued = after
             if following not in self._gap_decisions:
-                # The run after the gap: the bound explains the gap if the policy, asked when Airflow queued that
-                # run, picks exactly it. One question per gap, whatever the number of fires in it.
-                previous = self._scheduled_before(fire)
-                picked = None if queued is None else self.policy.next_run(previous, queued, catchup=self.catchup)
-                explained = picked is not None and picked.fire == following
+                # The run after the gap: the bound explains the gap if the policy picks exactly it, asked when
+                # Airflow asks. Airflow 3.2 on asks again as it creates the run (when it queued it); 3.0 and 3.1 only
+                # when they created the run before (a catch-up then makes one run per scheduler loop, each picked at
+                # the one before: when a fire falls in between, only that earlier instant explains it). At most two
+                # questions per gap, whatever the number of fires in it.
+                before = self._scheduled_before(fire)
+                previous = None if before is None else before[0]
+                asked = [moment for moment in (queued, None if before is None else before[1]) if moment is not None]
+                explained = any(
+                    (picked := self.policy.next_run(previous, moment, catchup=self.catchup)) is not None
+                    and picked.fire == following
+                    for moment in asked
+                )
                 self._gap_decisions[following] = self.dropped if explained else Decision.MISSED
             return self._gap_decisions[following]
         if self.due_from is not None and fire >= self.due_from:
