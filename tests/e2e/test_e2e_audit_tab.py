@@ -35,7 +35,7 @@ from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.simulate import Decision
 from hops_timetable.core.window import format_hops_time
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.every_minor]
 
 DAG_ID = "audit_outage"
 CRON = "0/5 * * * * ?"

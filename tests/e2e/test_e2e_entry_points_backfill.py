@@ -19,7 +19,7 @@ from expect import report, run_rows
 from harness import StackFactory, floor_to, utcnow
 from test_e2e_entry_points import TEN, backfill_body, create_backfill, scheduler_tracebacks
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.every_minor]
 
 
 def test_backfills_through_the_rest_api_and_the_cli_are_the_scheduled_runs_of_the_range(

@@ -18,7 +18,7 @@ from harness import StackFactory, floor_to, utc, utcnow
 
 from hops_timetable._compat import HAS_DAG_MODEL_HOOK
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.every_minor]
 
 FIVE = timedelta(seconds=5)
 TEN = timedelta(seconds=10)

@@ -23,7 +23,7 @@ from harness import StackFactory, utcnow
 from hops_timetable import _compat
 from hops_timetable.core.conf_window import END_PARAM, START_PARAM
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.every_minor]
 
 DAG_ID = "typed_window"
 UI_TIME_ZONE = "Asia/Kolkata"
