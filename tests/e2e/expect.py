@@ -70,19 +70,3 @@ def _json_default(value: object) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     raise TypeError(f"cannot report {value!r}")
-
-
-def traceback_blocks(text: str) -> list[list[str]]:
-    """Each ``Traceback (most recent call last):`` block of a log, up to and with its exception line (the first
-    line after it that is not indented)."""
-    blocks: list[list[str]] = []
-    current: list[str] | None = None
-    for line in text.splitlines():
-        if line.startswith("Traceback (most recent call last):"):
-            current = [line]
-            blocks.append(current)
-        elif current is not None:
-            current.append(line)
-            if line and not line[0].isspace():
-                current = None
-    return blocks

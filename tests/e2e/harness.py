@@ -746,21 +746,29 @@ class AirflowStack:
         return "\n".join(parts)
 
 
+def traceback_blocks(text: str) -> list[list[str]]:
+    """Each ``Traceback (most recent call last):`` block of a log, up to and with its exception line (the first
+    line after it that is not indented)."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            current = [line]
+            blocks.append(current)
+        elif current is not None:
+            current.append(line)
+            if line and not line[0].isspace():
+                current = None
+    return blocks
+
+
 def _last_traceback(path: Path) -> list[str]:
-    """The last ``Traceback (most recent call last):`` block of a log, through its exception line; empty if none."""
+    """The last of :func:`traceback_blocks` of a log; empty if none."""
     try:
-        lines = path.read_text(errors="replace").splitlines()
+        blocks = traceback_blocks(path.read_text(errors="replace"))
     except OSError:
         return []
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
-    if not starts:
-        return []
-    block = []
-    for line in lines[starts[-1] :]:
-        block.append(line)
-        if len(block) > 1 and line and not line[0].isspace():
-            break
-    return block
+    return blocks[-1] if blocks else []
 
 
 def _is_upstream_crash(block: list[str]) -> bool:

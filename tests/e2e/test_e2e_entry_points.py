@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from dagfiles import DagSpec, Schedule, write_dag
-from expect import fires, report, run_rows, traceback_blocks, wait_runs
-from harness import AirflowStack, StackError, StackFactory, ceil_to, floor_to, utcnow
+from expect import fires, report, run_rows, wait_runs
+from harness import AirflowStack, StackError, StackFactory, ceil_to, floor_to, traceback_blocks, utcnow
 
 from hops_timetable import _compat
 

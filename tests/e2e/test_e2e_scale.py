@@ -38,8 +38,7 @@ from typing import Any
 import psutil
 import pytest
 from dagfiles import RECORDER, Schedule
-from expect import traceback_blocks
-from harness import Run, floor_to, owner_environment, utcnow
+from harness import Run, floor_to, owner_environment, traceback_blocks, utcnow
 from postgres_stack import POSTGRES_URL, PostgresStack, connect, fresh_database
 from sqlalchemy.engine import make_url
 
