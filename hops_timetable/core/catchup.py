@@ -19,16 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.decision import Decision
-from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.validation import EARLIEST_DATE, ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
 __all__ = ["After", "CatchupPolicy", "Run"]
-
-# Fires are whole seconds, so "at or before t" is "strictly before t + 1 µs".
 
 
 @dataclass(frozen=True)
@@ -41,11 +39,8 @@ class Run:
 
 @dataclass(frozen=True)
 class After:
-    """What the next scheduled run must come after: the one rule that keeps runs unique and moving forward.
-
-    The next run's fire is the first eligible fire strictly after ``fire``; its interval never starts before
-    ``floor``. Built from the last run by :meth:`of_run`, from the scheduler's stored next run by :meth:`of_stored`.
-    """
+    """What the next scheduled run must come after, which keeps runs unique and moving forward: its fire is the first
+    eligible fire strictly after ``fire``, its interval never starts before ``floor``."""
 
     fire: datetime
     floor: datetime
@@ -59,27 +54,20 @@ class After:
     def of_run(cls, cron: QuartzCron, start: datetime, end: datetime, run_after: datetime) -> After:
         """After the run with data interval ``[start, end)`` and ``run_after``, made by any timetable or by hand.
 
-        * A run of any Airflow timetable (scheduled or backfilled) has ``run_after == end``: ``end`` is its fire.
-          The next interval starts there, never earlier, so the windows tile from a timetable switch or a cron
-          edit on and no logical date repeats (the edit clamp).
-        * A zero-length interval (``CronTriggerTimetable``, ``DeltaTriggerTimetable``) has its logical date at
-          ``end``; the next interval then starts 1 microsecond later, a logical date of its own. HOPS values are
-          whole seconds, so the window the job sees still starts at ``end``.
-        * Any other run (``run_after != end``) is a manual run that Airflow took as the reference because it
-          occupies the stored next logical date. Its data interval ends at the newest fire at or before its logical
-          date, so that logical date lies before the following fire: the next run starts at that cron fire.
-          When the interval is not this cron's (the cron was edited since the trigger, or the interval was given
-          explicitly), the next run starts at the first cron fire after the trigger time at the earliest (a
-          logical date in the future of the trigger is then not known: the one case this cannot rule out). The
-          trigger time itself is never taken for a fire, so scheduled intervals stay on cron boundaries.
+        * A timetable's run (``run_after == end``) fired at ``end``: the next interval starts there, never earlier,
+          so windows tile across a timetable switch or cron edit (the edit clamp). A zero-length interval
+          (``CronTriggerTimetable``) moves it 1 µs later, a logical date of its own (HOPS values are whole seconds).
+        * Else it is a manual run Airflow took as the reference because it occupies the stored next logical date:
+          the next run starts at the cron fire after its interval's end, or, when the interval is not this cron's
+          (edited since, or given explicitly), at the first fire after the trigger time at the earliest. The trigger
+          time itself is never taken for a fire, so scheduled intervals stay on cron boundaries.
         """
         if run_after != end:
             following = cron.next_after(end)
             anchor = end if following is None else following
             if cron.prev_before(end) != start or cron.next_after(end - TICK) != end:
-                # The interval was not made by this cron (inferred under an older one, or given explicitly), so its
-                # logical date may lie past the fire after its end; it lies at or before the trigger time, so the
-                # next run starts after that. Fires whose windows start before the trigger are passed over.
+                # Not this cron's interval: its logical date may lie past the fire after its end, but it lies at or
+                # before the trigger time.
                 triggered = cron.next_after(run_after)
                 if triggered is not None and triggered > anchor:
                     anchor = triggered
@@ -89,21 +77,15 @@ class After:
 
     @classmethod
     def of_stored(cls, interval_start: datetime, fire: datetime) -> After:
-        """Before the scheduler's stored next run ``[interval_start, fire)``: that run itself comes next.
-
-        Its interval start already respects the last run (it was computed from it), so the replacement chosen
-        after an outage keeps that floor: after a cron edit it still never starts before the last run's fire.
-        """
+        """Before the scheduler's stored next run ``[interval_start, fire)``, which comes next; its interval start
+        (computed from the last run) stays the floor of a replacement chosen after an outage."""
         return cls(fire=fire - TICK, floor=interval_start)
 
 
 @dataclass(frozen=True)
 class CatchupPolicy:
-    """The scheduling rules of one Hopsworks job schedule.
-
-    All datetimes are aware UTC; ``max_catchup_runs`` is ``None`` (unbounded) or at least 1. The caller validates
-    the arguments (the timetable does it when the DAG is built); these methods never raise on valid ones.
-    """
+    """The scheduling rules of one Hopsworks job schedule, on aware UTC datetimes; the caller validates the arguments
+    (``max_catchup_runs``: ``None`` or >= 1) and these methods never raise on valid ones."""
 
     cron: QuartzCron
     start: datetime | None = None
@@ -147,11 +129,8 @@ class CatchupPolicy:
         return fire
 
     def pick(self, first: datetime, now: datetime, bound: int | None) -> datetime:
-        """The fire to run when *first* is the oldest eligible fire not yet run.
-
-        If more than *bound* eligible fires lie in ``[first, now]``, that is the *bound*-th newest of them;
-        otherwise *first*. Its cost does not grow with the number of missed fires.
-        """
+        """The fire to run when *first* is the oldest eligible fire not yet run: the *bound*-th newest of the eligible
+        fires in ``[first, now]`` when there are more, else *first*; its cost does not grow with the missed fires."""
         if bound is None or first > now:
             return first
         newest = self.newest_eligible_at_or_before(now)
@@ -179,25 +158,17 @@ class CatchupPolicy:
         return Run(fire=fire, interval_start=self.interval_start(fire))
 
     def next_run(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """:meth:`next_run_after` the scheduled run that fired at *last_fire* (``None``: the first run).
-
-        Its interval never starts before *last_fire*: only after a schedule edit can the previous fire lie before
-        the last run's fire (hourly to daily: the last run fired at 10:00, the daily interval would start at
-        00:00). Its interval then starts at the last run's fire instead, so intervals never overlap and every
-        logical date stays unique: Airflow refuses a second run with the same logical date and, asking the
-        timetable again from the older run, would never move on.
-        """
+        """:meth:`next_run_after` the scheduled run that fired at *last_fire* (``None``: the first run); its interval
+        never starts before *last_fire* (after an hourly-to-daily edit the daily one would start at 00:00), so that
+        logical dates stay unique: Airflow refuses a repeated one and, asking again from the older run, is stuck."""
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
 
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound.
-
-        This is the one rule for "the run after the last one" (and so for "the run after an outage"): the
-        scheduler's stored-run check, ``next_dagrun_info``, the simulator and the coverage all come here. The fire
-        is the first eligible one after ``after.fire``, or the *bound*-th newest of the eligible fires up to *now*
-        when more are due (``catchup=False`` bounds the catch-up to one run, whatever ``max_catchup_runs`` says);
-        with no start and no previous run, the first fire after *now*. The interval is the fire's scheduled one,
-        except that it never starts before ``after.floor``.
+        """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound:
+        the one rule for "the run after the last one" (or after an outage) that the scheduler, the simulator and the
+        coverage all apply. The fire is the first eligible one after ``after.fire``, or the bound-th newest eligible
+        fire up to *now* when more are due (``catchup=False``: one); with no start and no previous run, the first
+        fire after *now*. Its interval is the fire's scheduled one, never starting before ``after.floor``.
         """
         if after is not None:
             first = self.first_eligible_after(after.fire)
@@ -215,13 +186,9 @@ class CatchupPolicy:
     def stored_run(
         self, stored: Run, now: datetime, *, catchup: bool, taken: Callable[[datetime], bool], max_skips: int = 1000
     ) -> Run:
-        """The run to create when the scheduler is about to create the *stored* next run at *now*.
-
-        With at most one fire due, *stored*. Otherwise the run :meth:`next_run_after` gives before *stored* (the
-        catch-up bound applied again, the stored interval start as the edit floor); when *taken* says its logical
-        date exists already (a manual or backfill run), the run after it, and so on: the next free fire, even one
-        in the future. *stored* itself is free (the scheduler checked it); it is the answer when nothing else is
-        found within *max_skips* candidates.
+        """The run to create when the scheduler is about to create the (free) *stored* next run at *now*: *stored*
+        with at most one fire due, else :meth:`next_run_after` before it (the bound applied again), skipping those
+        whose logical date *taken* says exists (a manual or backfill run); *stored* after *max_skips* candidates.
         """
         following = self.cron.next_after(stored.fire)
         if following is None or following > now:
@@ -236,11 +203,8 @@ class CatchupPolicy:
         return stored
 
     def range_run(self, earliest: datetime, latest: datetime, last: Run | None) -> Run | None:
-        """The first scheduled run whose logical date lies in ``[earliest, latest]``, after *last* (a backfill).
-
-        The runs are those of the schedule itself, unbounded: each with the interval the scheduler gives its fire
-        (clamped only at ``start``, never at *earliest*), so a replayed interval gets the original window.
-        """
+        """The first scheduled run (unbounded, its interval clamped only at ``start``, so a replay gets the original
+        window) whose logical date lies in ``[earliest, latest]``, after *last*: a backfill's."""
         if last is not None:
             fire = self.first_eligible_after(last.fire)
         elif self.start is not None and earliest <= self.start:
@@ -261,29 +225,20 @@ class CatchupPolicy:
         return None
 
     def scheduled_run_at(self, logical_date: datetime) -> Run | None:
-        """The scheduled run whose logical date (interval start) is *logical_date*, ``None`` when no run has it.
-
-        This is the run a backfill makes for that logical date, so it is also the window a run re-run by a backfill
-        replays, whatever interval the run carried before (a manual run's, an older timetable's zero-length one).
-        """
+        """The scheduled run (the one a backfill makes) whose logical date is *logical_date*; ``None``: none has it."""
         return self.range_run(logical_date, logical_date, None)
 
     def check_can_run(self, now: datetime | None = None, names: Mapping[str, str] | None = None) -> None:
-        """Raise :class:`~hops_timetable.core.validation.ArgumentError` when this schedule can never make a run.
-
-        The DAG would build, never run and show no error, so it is refused when it is built, naming the setting to
-        change (as *names* maps it: ``start_time`` is ``--start-time`` on the command line). Without *now* only the
-        rules that do not depend on the clock are checked (so a stored schedule whose fires all lie in the past still
-        loads); with *now* a schedule without a start must also fire after *now*, and its first run must have a
-        window (a fire before it to start from).
-        """
+        """Raise :class:`ArgumentError` naming the setting to change (as *names* maps it) when this schedule can never
+        make a run (the DAG would build and silently never run). With *now*, a schedule without a start must also
+        fire after *now* with a fire before it to start the first window from."""
         given = names or {}
         cron_name, start_name, end_name, skip_name = (
             given.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
         )
         cron = self.cron
         source = cron.source
-        if cron.next_after(datetime(1, 1, 2, tzinfo=timezone.utc)) is None:
+        if cron.next_after(EARLIEST_DATE) is None:
             raise ArgumentError(
                 cron_name,
                 source,
@@ -344,10 +299,8 @@ class CatchupPolicy:
         )
 
     def manual_run(self, run_after: datetime) -> Run:
-        """The run a manual trigger at *run_after* is attributed to: that of the newest fire at or before it.
-
-        With no such fire the interval is empty, ``[run_after, run_after)``.
-        """
+        """The run a manual trigger at *run_after* is attributed to: the newest fire's at or before it, else the empty
+        ``[run_after, run_after)``."""
         fire = self.cron.prev_before(as_utc(run_after) + TICK)
         if fire is None:
             return Run(fire=as_utc(run_after), interval_start=as_utc(run_after))

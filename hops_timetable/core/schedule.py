@@ -1,15 +1,11 @@
-"""A Hopsworks job schedule as one frozen value: its settings, its one validation sequence and its stored forms (its
-description in words: :mod:`hops_timetable.core.schedule_words`).
+"""A Hopsworks job schedule as one frozen value: its settings, its one validation sequence and its stored forms.
 
-Every entry point builds its schedule here, through :meth:`Schedule.build`: the timetable (a DAG file, a stored
-payload), ``hops_schedule``, the command line, the importer and ``audit`` (reading the plugin's JSON). Each setting is
-declared once, as a field below whose metadata gives its Hopsworks argument name and its check; the payload, the JSON
-and the argument lists are all derived from those fields, so adding a setting is one field (plus the signatures of
-the public constructors that accept it).
-
-Pure: no Airflow import.
+Every entry point builds its schedule through :meth:`Schedule.build`. Each setting is declared once, as a field whose
+metadata gives its Hopsworks argument name and its check; the payload, the JSON and the argument lists derive from
+those fields, so adding a setting is one field (plus the public constructors' signatures). Pure: no Airflow import.
 """
 
+# ruff: noqa: RUF009
 from __future__ import annotations
 
 import dataclasses
@@ -61,9 +57,10 @@ def _check_catchup(name: str, value: object) -> bool | None:
     return value
 
 
-def _setting(argument: str, kind: str, check: Callable[[str, Any], Any] | None, doc: str) -> dict[str, Any]:
-    """A field's metadata: its Hopsworks argument name, its kind (how it is stored), its check, its doc."""
-    return {"argument": argument, "kind": kind, "check": check, "doc": doc}
+def _setting(argument: str, kind: str, check: Callable[[str, Any], Any] | None, doc: str, default: Any = None) -> Any:
+    """A ``dataclasses.field`` declaring a setting (so RUF009 does not apply): its Hopsworks argument name, its kind
+    (how it is stored), its check, its doc."""
+    return field(default=default, metadata={"argument": argument, "kind": kind, "check": check, "doc": doc})
 
 
 @dataclass(frozen=True)
@@ -74,46 +71,29 @@ class Schedule:
     directly from its fields is trusted as valid, as the value types of the core are.
     """
 
-    cron: QuartzCron = field(metadata=_setting("cron_expression", "cron", None, "The cron expression, in UTC."))
-    offset: int | None = field(
-        default=None,
-        metadata=_setting(
-            "start_time_offset_seconds",
-            "int",
-            check_offset,
-            "Seconds by which the HOPS window is moved earlier (``None``: not at all).",
-        ),
+    cron: QuartzCron = _setting("cron_expression", "cron", None, "The cron expression, in UTC.", dataclasses.MISSING)
+    offset: int | None = _setting(
+        "start_time_offset_seconds",
+        "int",
+        check_offset,
+        "Seconds by which the HOPS window is moved earlier (``None``: not at all).",
     )
-    end_offset: int | None = field(
-        default=None,
-        metadata=_setting("end_time_offset_seconds", "int", check_offset, "Accepted and ignored, as in Hopsworks."),
+    end_offset: int | None = _setting(
+        "end_time_offset_seconds", "int", check_offset, "Accepted and ignored, as in Hopsworks."
     )
-    max_catchup_runs: int | None = field(
-        default=None,
-        metadata=_setting(
-            "max_catchup_runs",
-            "int",
-            check_catchup_runs,
-            "The most runs made for the fires missed during an outage (``None``: no bound).",
-        ),
+    max_catchup_runs: int | None = _setting(
+        "max_catchup_runs",
+        "int",
+        check_catchup_runs,
+        "The most runs made for the fires missed during an outage (``None``: no bound).",
     )
-    skip_to: datetime | None = field(
-        default=None, metadata=_setting("skip_to_date", "time", check_utc_datetime, "Fires before this are never run.")
+    skip_to: datetime | None = _setting("skip_to_date", "time", check_utc_datetime, "Fires before this are never run.")
+    start: datetime | None = _setting(
+        "start_time", "time", check_utc_datetime, "The DAG's start date; fires at or before it never run."
     )
-    start: datetime | None = field(
-        default=None,
-        metadata=_setting(
-            "start_time", "time", check_utc_datetime, "The DAG's start date; fires at or before it never run."
-        ),
-    )
-    end: datetime | None = field(
-        default=None, metadata=_setting("end_time", "time", check_utc_datetime, "The DAG's (exclusive) end date.")
-    )
-    catchup: bool = field(
-        default=False,
-        metadata=_setting(
-            "catchup", "bool", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction."
-        ),
+    end: datetime | None = _setting("end_time", "time", check_utc_datetime, "The DAG's (exclusive) end date.")
+    catchup: bool = _setting(
+        "catchup", "bool", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", False
     )
     bound: bool = False
     """Whether the schedule holds the DAG's whole restriction (``start``, ``end`` and ``catchup`` are the DAG's):
@@ -131,16 +111,16 @@ class Schedule:
         names: Mapping[str, str] | None = None,
         **settings: Any,
     ) -> Schedule:
-        """The schedule of these Hopsworks arguments, validated; raises :class:`ArgumentError` naming the argument.
-
-        *settings* are the keyword arguments of ``hops_schedule`` that a schedule holds (``start_time_offset_seconds``,
-        ``end_time_offset_seconds``, ``max_catchup_runs``, ``skip_to_date``, ``start_time``, ``end_time``,
-        ``catchup``). *names* maps an argument to the name its caller knows it by (``--start-time``,
-        ``schedule 2: startDateTime``), for the messages. A schedule that can never make a run is refused: without
-        *now* by the rules that do not depend on the clock (a stored schedule whose fires lie in the past keeps
-        loading), with *now* also by those that do (no start: it must still fire after *now*).
+        """The schedule of these Hopsworks arguments (*settings*: those of ``hops_schedule`` but the cron), validated;
+        raises :class:`ArgumentError` naming the argument as *names* maps it (``--start-time``). A schedule that can
+        never run is refused: without *now* by the rules that do not depend on the clock (a stored schedule whose
+        fires lie in the past keeps loading), with *now* also by those that do.
         """
         names = names or {}
+
+        def name(argument: str) -> str:
+            return names.get(argument, argument)
+
         unknown = sorted(set(settings) - set(_ARGUMENTS))
         if unknown:
             raise ArgumentTypeError(
@@ -152,20 +132,13 @@ class Schedule:
         values: dict[str, Any] = {"cron": cron}
         for f in _FIELDS[1:]:
             argument = f.metadata["argument"]
-            values[f.name] = f.metadata["check"](names.get(argument, argument), settings.get(argument))
+            values[f.name] = f.metadata["check"](name(argument), settings.get(argument))
         values["bound"] = values["catchup"] is not None
         values["catchup"] = bool(values["catchup"])
         schedule = cls(**values)
-        schedule._check_together(names, now)
-        return schedule
-
-    def _check_together(self, names: Mapping[str, str], now: datetime | None) -> None:
-        def name(argument: str) -> str:
-            return names.get(argument, argument)
-
-        check_end_after_start(name("start_time"), self.start, name("end_time"), self.end)
-        check_window_start(name("start_time"), self.start, name("start_time_offset_seconds"), self.offset)
-        if not self.bound and (self.start is not None or self.end is not None):
+        check_end_after_start(name("start_time"), schedule.start, name("end_time"), schedule.end)
+        check_window_start(name("start_time"), schedule.start, name("start_time_offset_seconds"), schedule.offset)
+        if not schedule.bound and (schedule.start is not None or schedule.end is not None):
             raise ArgumentError(
                 name("catchup"),
                 None,
@@ -173,7 +146,8 @@ class Schedule:
                 "that the schedule holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
                 "three",
             )
-        self.policy().check_can_run(now, names)
+        schedule.policy().check_can_run(now, names)
+        return schedule
 
     def validate(self, now: datetime | None = None) -> None:
         """Check the whole sequence again (a schedule made by :meth:`build` always passes)."""
@@ -206,11 +180,8 @@ class Schedule:
         return CatchupPolicy(self.cron, skip_to=self.skip_to, max_catchup_runs=self.max_catchup_runs)
 
     def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
-        """The HOPS window of the scheduled run whose logical date is *logical_date*; ``None`` when none has it.
-
-        What a run re-run by a backfill processes when the interval it carries is not a scheduled one (a manual
-        run's, or a zero-length one from an earlier timetable): the window a backfill gives that logical date.
-        """
+        """The HOPS window a backfill gives the scheduled run of *logical_date* (``None``: no run has it): what a run
+        re-run by a backfill processes when its interval is not a scheduled one (a manual run's, a zero-length one)."""
         run = self.range_policy.scheduled_run_at(as_utc(logical_date))
         return None if run is None else hops_window(run.interval_start, run.fire, self.offset)
 
@@ -237,26 +208,14 @@ class Schedule:
         """
         out: dict[str, Any] = {"version": SERIALIZATION_VERSION}
         for f in _FIELDS:
-            value = self._argument(f)
-            if value is None:
-                continue
-            kind = f.metadata["kind"]
-            if kind == "cron":
-                value = value.source
-            elif kind == "time":
-                value = value.isoformat()
-            out[f.metadata["argument"]] = value
+            if (value := self._argument(f)) is not None:
+                out[f.metadata["argument"]] = _text(f, value, datetime.isoformat)
         return out
 
     @classmethod
     def from_payload(cls, data: object) -> Schedule:
-        """The schedule :meth:`payload` wrote *data* for.
-
-        A payload that is not an object, has a format version other than 1 to :data:`SERIALIZATION_VERSION` (none:
-        version 1), lacks ``cron_expression``, holds an unknown key or a value its key does not accept raises
-        :class:`ArgumentError`, one message naming the key, the value and the versions understood. The clock is not
-        read: a stored schedule whose fires lie in the past keeps loading.
-        """
+        """The schedule :meth:`payload` wrote *data* for, without reading the clock (past fires keep loading); any
+        other data raises one :class:`ArgumentError` naming the key, the value and the format versions understood."""
         fail = _payload_error
         if not isinstance(data, dict):
             raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
@@ -301,16 +260,7 @@ class Schedule:
 
     def as_json(self) -> dict[str, Any]:
         """The settings as JSON (the plugin's API, ``--json`` output): times as ``HOPS_*`` values."""
-        out: dict[str, Any] = {}
-        for f in _FIELDS:
-            value = getattr(self, f.name)
-            kind = f.metadata["kind"]
-            if kind == "cron":
-                value = value.source
-            elif kind == "time" and value is not None:
-                value = format_hops_time(value)
-            out[f.metadata["argument"]] = value
-        return out
+        return {f.metadata["argument"]: _text(f, getattr(self, f.name), format_hops_time) for f in _FIELDS}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Schedule:
@@ -363,6 +313,12 @@ def payload_key(data: object) -> PayloadKey | None:
     if not _SCALARS.issuperset(types) or not _STRING.issuperset(map(type, data)):
         return None
     return tuple(data.items()), types
+
+
+def _text(f: dataclasses.Field[Any], value: Any, time_text: Callable[[datetime], str]) -> Any:
+    if f.metadata["kind"] == "cron":
+        return value.source
+    return time_text(value) if f.metadata["kind"] == "time" and value is not None else value
 
 
 def _read_time(name: str, value: object) -> datetime | None:

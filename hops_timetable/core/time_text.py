@@ -1,18 +1,12 @@
 """The one grammar of date-time text: every date-time the package reads from text is read here.
 
-Two strictnesses of one grammar:
-
-* ``strict=True``: what another user may write into a run (``conf["hops_window"]``, the tab's form) and the
-  ``HOPS_*`` values themselves. Exactly ``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]``, ASCII digits, uppercase
-  ``T`` and ``Z``; no surrounding spaces; no date without a time.
-* lenient (the default): what the DAG author or the command line writes, or a stored payload: Python's ISO-8601
-  (``2026-01-01``, ``2026-01-01 10:00``), a lowercase ``z``, surrounding spaces.
-
-Both read a missing offset as UTC, return aware UTC datetimes, refuse texts longer than :data:`MAX_TEXT` and
-instants after :data:`~hops_timetable.core.validation.LATEST_DATE` (the scheduler's arithmetic must never overflow),
-and raise :class:`TimeTextError` and nothing else. The earliest instant accepted is the year 1000 when strict (a
-window's values keep their four-digit year), :data:`~hops_timetable.core.validation.EARLIEST_DATE` otherwise (the
-range of every schedule date). Pure: no Airflow import.
+``strict=True`` is for what another user may write into a run (``conf["hops_window"]``, the tab's form) and the
+``HOPS_*`` values: exactly ``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]``, ASCII digits, uppercase ``T`` and
+``Z``, no spaces, from the year 1000 on (a window's values keep four-digit years). Lenient (the default) is for the
+DAG author, the command line and stored payloads: Python's ISO-8601 (``2026-01-01``, ``2026-01-01 10:00``), a
+lowercase ``z``, surrounding spaces, from ``EARLIEST_DATE`` on. Both read a missing offset as UTC, return aware UTC,
+refuse texts longer than :data:`MAX_TEXT` and instants after ``LATEST_DATE`` (the scheduler's arithmetic must never
+overflow), and raise :class:`TimeTextError` and nothing else. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -24,6 +18,7 @@ from typing import Final
 from hops_timetable.core.validation import (
     EARLIEST_DATE,
     EARLIEST_WINDOW,
+    IN_RANGE,
     LATEST_DATE,
     ArgumentError,
     ArgumentTypeError,
@@ -32,8 +27,7 @@ from hops_timetable.core.validation import (
 
 __all__ = ["EXPECTED", "MAX_TEXT", "TimeTextError", "parse_time", "stored_time"]
 
-MAX_TEXT: Final = 64
-"""Longest accepted date-time text; the longest valid form (9 fraction digits and an offset) has 35 characters."""
+MAX_TEXT: Final = 64  # the longest valid form (9 fraction digits and an offset) has 35 characters
 
 EXPECTED: Final = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
 
@@ -49,9 +43,8 @@ _UTC = timezone.utc
 class TimeTextError(ArgumentError):
     """Date-time text that is not valid; ``problem`` is the message without the leading ``name=value``."""
 
-    def __init__(self, name: str, value: object, problem: str, *, type_error: bool = False) -> None:
+    def __init__(self, name: str, value: object, problem: str) -> None:
         self.problem = problem
-        self.type_error = type_error
         super().__init__(name, value, f"{name}={short_repr(value)} {problem}")
 
 
@@ -73,12 +66,7 @@ def parse_time(name: str, text: object, *, strict: bool = False) -> datetime:
     if strict and (utc is None or utc < EARLIEST_WINDOW):
         raise TimeTextError(name, text, "is before the year 1000 UTC; expected a date-time from 1000-01-01 on")
     if utc is None or not EARLIEST_DATE <= utc <= LATEST_DATE:
-        raise TimeTextError(
-            name,
-            text,
-            f"is out of range; it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once "
-            "converted to UTC",
-        )
+        raise TimeTextError(name, text, f"is out of range; {IN_RANGE}")
     return utc
 
 
@@ -115,7 +103,7 @@ def _lenient(name: str, text: str) -> datetime:
         # Whatever the strict form reads, this one reads alike on every Python (3.10's fromisoformat takes neither
         # "Z" nor fractions of other than 3 or 6 digits).
         return _strict(name, stripped)
-    iso = stripped[:-1] + "+00:00" if stripped[-1:] in ("Z", "z") else stripped
+    iso = stripped[:-1] + "+00:00" if stripped[-1:] == "Z" else stripped
     zone = _ZONE.search(iso)
     if zone is not None and int(zone.group(1)) > 59:
         # Python reads +01:60 as +02:00; the strict form refuses it, and so does this one.

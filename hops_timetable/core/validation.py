@@ -1,21 +1,13 @@
-"""Checks of schedule arguments, shared by the timetable, ``hops_schedule``, the CLI, the importer and
-deserialization: each rule lives here and only here.
+"""Checks of schedule arguments, shared by every entry point: each rule lives here and only here.
 
-Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built and the
-DAG then fails to import with one of these messages: each names the argument, shows the value (shortened) and says
-what would be valid. ``name`` is the argument's name as the caller knows it (``max_catchup_runs``,
-``--max-catchup-runs``, ``schedule 2: maxCatchupRuns``). Every check raises :class:`ArgumentError` (a
-``ValueError``; :class:`ArgumentTypeError` is also a ``TypeError``) and nothing else. Every error the package raises
-derives from :class:`HopsTimetableError`, defined here. Pure: no Airflow import.
+Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built; each
+message names the argument as its caller knows it (``max_catchup_runs``, ``--max-catchup-runs``, ``schedule 2:
+maxCatchupRuns``), shows the value (shortened) and says what would be valid. Every error the package raises derives
+from :class:`HopsTimetableError`. Pure: no Airflow import.
 
-Ranges, and why:
-
-* Dates lie in ``0001-01-02 .. 9999-12-30T23:59:59`` UTC: the scheduler steps a microsecond around them, which must
-  not overflow mid-schedule.
-* ``start_time_offset_seconds`` lies in ``0 .. MAX_OFFSET_SECONDS`` (100 years of 365 days). Cron fires lie in
-  1970-2099, so a window moved by at most that much still starts after the year 1000 and every ``HOPS_*`` value
-  keeps a four-digit year; a start date before 1970 is checked against the offset by :func:`check_window_start`.
-  Without an offset a window starts at a fire or at the start date, whose years ``format_hops_time`` pads.
+Dates lie in ``0001-01-02 .. 9999-12-30T23:59:59`` UTC: the scheduler steps a microsecond around them, which must not
+overflow. The offset is at most ``MAX_OFFSET_SECONDS``: cron fires lie in 1970-2099, so a window moved by it keeps a
+four-digit year (a start date before 1970 is checked against the offset by :func:`check_window_start`).
 """
 
 from __future__ import annotations
@@ -45,12 +37,10 @@ __all__ = [
 
 EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
 LATEST_DATE: Final = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
-EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)
-"""No HOPS window may start earlier: ``HOPS_*`` values always have four-digit years."""
+EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)  # HOPS_* values keep four-digit years
+MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400  # the largest start_time_offset_seconds: 100 years of 365 days
 
-MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400
-"""The largest ``start_time_offset_seconds``: 3,153,600,000 s, 100 years of 365 days."""
-
+IN_RANGE: Final = f"it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once converted to UTC"
 _REPR_LIMIT = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -133,9 +123,9 @@ def check_catchup_runs(name: str, value: object) -> int | None:
 
 def check_max_active_runs(name: str, value: object) -> int:
     """Airflow's ``max_active_runs``: a whole number >= 1."""
-    runs = _whole(name, value, "expected a whole number >= 1")
-    if runs < 1:
-        raise ArgumentError(name, value, f"{name}={short_repr(runs)} is invalid: expected a whole number >= 1")
+    valid = "expected a whole number >= 1"
+    if (runs := _whole(name, value, valid)) < 1:
+        raise ArgumentError(name, value, f"{name}={short_repr(runs)} is invalid: {valid}")
     return runs
 
 
@@ -149,10 +139,8 @@ def check_bool(name: str, value: object) -> bool:
 
 
 def check_utc_datetime(name: str, value: object) -> datetime | None:
-    """A date: ``None`` or a timezone-aware datetime in ``EARLIEST_DATE .. LATEST_DATE``, returned in UTC.
-
-    Naive datetimes are refused: schedules are evaluated in UTC and a naive value is a likely mistake.
-    """
+    """A date: ``None`` or an aware datetime in ``EARLIEST_DATE .. LATEST_DATE``, returned in UTC (naive is refused:
+    schedules are in UTC and a naive value is a likely mistake)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
@@ -178,12 +166,7 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
     except OverflowError:
         result = None
     if result is None or not EARLIEST_DATE <= result <= LATEST_DATE:
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={value.isoformat()} is out of range; it must lie between {EARLIEST_DATE.isoformat()} and "
-            f"{LATEST_DATE.isoformat()} once converted to UTC",
-        )
+        raise ArgumentError(name, value, f"{name}={value.isoformat()} is out of range; {IN_RANGE}")
     return result
 
 
@@ -199,12 +182,8 @@ def check_end_after_start(start_name: str, start: datetime | None, end_name: str
 
 
 def check_window_start(start_name: str, start: datetime | None, offset_name: str, offset: int | None) -> None:
-    """An offset must not move the first HOPS window of a start date before ``EARLIEST_WINDOW``.
-
-    The first interval of a schedule is clamped to its start date, so its HOPS window begins at
-    ``start - offset``; moved before the year 1000 the ``HOPS_*`` values would lose their four-digit year, and
-    before the year 1 the arithmetic would overflow in every task.
-    """
+    """The first HOPS window, clamped to the start, begins at ``start - offset``: not before ``EARLIEST_WINDOW``
+    (``HOPS_*`` values keep a four-digit year; before the year 1 every task's arithmetic would overflow)."""
     if start is None or not offset:
         return
     shift = timedelta(seconds=offset)
@@ -219,10 +198,8 @@ def check_window_start(start_name: str, start: datetime | None, offset_name: str
 
 
 def check_epoch_millis(name: str, value: object) -> datetime | None:
-    """Epoch milliseconds (UTC), as Hopsworks' REST API writes dates, as an aware datetime keeping the milliseconds.
-
-    A JSON number: an int or an integral, finite float (``1.7e12``); ``null`` gives ``None``.
-    """
+    """Epoch milliseconds, as Hopsworks' REST API writes dates (an int or an integral float such as ``1.7e12``;
+    ``None`` gives ``None``), as an aware UTC datetime keeping the milliseconds."""
     if value is None:
         return None
     valid = (

@@ -34,34 +34,23 @@ HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 TICK = timedelta(microseconds=1)
 """The smallest step of a datetime: "just before" a fire time, to find the fire itself with a strict search."""
 
-_HOPS_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
-
 UTC_ZONE_KEYS = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu"})
 """IANA names of the zones whose offset is zero at every instant (the tz database's UTC and its aliases)."""
 
 
 def as_utc(value: datetime) -> datetime:
-    """Return *value* as a plain aware UTC ``datetime``; a naive value is read as UTC, as Airflow and Hopsworks do.
-
-    Subclasses such as pendulum's DateTime come back as plain datetimes: pendulum's arithmetic drops a standard
-    library tzinfo, and the core relies on exact, aware arithmetic.
-    """
+    """*value* as a plain aware UTC ``datetime`` (naive is read as UTC, as Airflow and Hopsworks do); pendulum's
+    DateTime comes back plain, since its arithmetic drops a standard library tzinfo the core relies on."""
     zone = value.tzinfo
-    if zone is timezone.utc or (isinstance(zone, ZoneInfo) and zone.key in UTC_ZONE_KEYS):
-        # Airflow hands over pendulum's UTC (a ZoneInfo): its fields are UTC's, and asking it for its offset costs
-        # more than the rest of this function.
-        if zone is timezone.utc and type(value) is datetime:
-            return value
-        return datetime(
-            value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond, timezone.utc
-        )
-    offset = None if zone is None else value.utcoffset()
-    if offset is None:
-        value = value.replace(tzinfo=timezone.utc)
-    elif offset:
-        value = value.astimezone(timezone.utc)
-    # At offset zero the fields are already UTC's: pendulum's astimezone (a third of a scheduling decision) is
-    # not needed to read them.
+    # Airflow hands over pendulum's UTC (a ZoneInfo): its fields are UTC's, and asking it for its offset costs more
+    # than the rest of this function. At any offset zero the fields are UTC's too: pendulum's astimezone (a third of
+    # a scheduling decision) is not needed to read them.
+    if zone is not timezone.utc and not (isinstance(zone, ZoneInfo) and zone.key in UTC_ZONE_KEYS):
+        offset = None if zone is None else value.utcoffset()
+        if offset is None:
+            value = value.replace(tzinfo=timezone.utc)
+        elif offset:
+            value = value.astimezone(timezone.utc)
     if type(value) is datetime and value.tzinfo is timezone.utc:
         return value
     return datetime(
@@ -70,11 +59,8 @@ def as_utc(value: datetime) -> datetime:
 
 
 def format_hops_time(value: datetime) -> str:
-    """Format *value* the way Hopsworks injects it: whole seconds, UTC, ``Z`` (``2026-01-01T10:00:00Z``).
-
-    Sub-second parts are truncated, never rounded up, so a window never reaches past its fire. The year always has
-    four digits (``strftime("%Y")`` drops the leading zeros of years before 1000 on some platforms).
-    """
+    """*value* as Hopsworks injects it: ``2026-01-01T10:00:00Z``, truncated (never rounded up past its fire) and
+    with four year digits (``strftime("%Y")`` drops leading zeros on some platforms)."""
     v = as_utc(value)
     return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
 
@@ -89,19 +75,12 @@ class HopsWindow:
 
     def as_env(self) -> dict[str, str]:
         """The ``HOPS_*`` environment variables of this window, formatted as Hopsworks injects them."""
-        return {
-            "HOPS_START_TIME": format_hops_time(self.start),
-            "HOPS_END_TIME": format_hops_time(self.end),
-            "HOPS_LOGICAL_DATE": format_hops_time(self.logical_date),
-        }
+        return dict(zip(HOPS_ENV_KEYS, map(format_hops_time, (self.start, self.end, self.logical_date)), strict=True))
 
 
 def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds: int | None = None) -> HopsWindow:
-    """The HOPS window of the run whose Airflow data interval is ``[interval_start, interval_end)``.
-
-    ``offset_seconds`` is Hopsworks' ``start_time_offset_seconds``: ``None`` or ``0`` means "since the previous
-    fire"; a positive value moves the whole window that many seconds earlier.
-    """
+    """The HOPS window of the Airflow data interval ``[interval_start, interval_end)``, moved *offset_seconds*
+    (``start_time_offset_seconds``; ``None`` or 0: not at all) earlier."""
     start = as_utc(interval_start)
     end = as_utc(interval_end)
     shift = timedelta(seconds=offset_seconds or 0)
