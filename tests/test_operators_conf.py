@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from support import UTC, utc
 
 from hops_timetable.core.conf_window import (
-    MAX_TIME_TEXT,
     HopsWindowError,
     parse_conf_window,
     parse_window_time,
     resolve_hops_env,
 )
 from hops_timetable.core.legacy_args import check_legacy_args, legacy_arguments
+from hops_timetable.core.time_text import MAX_TEXT
 from hops_timetable.core.window import HopsWindow, format_hops_time
 
 CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", re.ASCII)
@@ -274,7 +274,7 @@ def test_parser_raises_only_window_errors_and_accepts_only_what_python_reads_the
     except HopsWindowError:
         return
     assert isinstance(value, str)
-    assert len(value) <= MAX_TIME_TEXT
+    assert len(value) <= MAX_TEXT
     assert value.isascii() and "T" in value and " " not in value
     # The standard library reads an accepted text as the same instant (naive meaning UTC).
     reference = datetime.fromisoformat(value)

@@ -114,19 +114,12 @@ class CatchupPolicy:
         if after is None:
             return None
         fire = self.cron.next_after(after)
-        if fire is None or (self.end is not None and fire >= self.end):
-            return None
-        return fire
+        return None if fire is None or (self.end is not None and fire >= self.end) else fire
 
     def newest_eligible_at_or_before(self, moment: datetime) -> datetime | None:
         """The newest eligible fire at or before *moment*."""
-        before = moment + TICK
-        if self.end is not None and before > self.end:
-            before = self.end
-        fire = self.cron.prev_before(before)
-        if fire is None or self.classify(fire) is not Decision.ELIGIBLE:
-            return None
-        return fire
+        fire = self.cron.prev_before(moment + TICK if self.end is None else min(moment + TICK, self.end))
+        return fire if fire is not None and self.classify(fire) is Decision.ELIGIBLE else None
 
     def pick(self, first: datetime, now: datetime, bound: int | None) -> datetime:
         """The fire to run when *first* is the oldest eligible fire not yet run: the *bound*-th newest of the eligible
@@ -138,9 +131,7 @@ class CatchupPolicy:
             return first
         # Every fire between first and newest is eligible: both are, and eligibility is an interval.
         oldest_kept = newest if bound == 1 else self.cron.nth_before(newest, bound - 1)
-        if oldest_kept is None or oldest_kept <= first:
-            return first
-        return oldest_kept
+        return first if oldest_kept is None or oldest_kept <= first else oldest_kept
 
     def bound(self, catchup: bool) -> int | None:
         """The catch-up bound in force: 1 without catch-up, else ``max_catchup_runs`` (``None`` = unbounded)."""
@@ -253,10 +244,9 @@ class CatchupPolicy:
                 f"every fire is skipped or after the end, so the schedule never runs; move {skip_name} before "
                 f"{end_name} or drop one of them",
             )
-        if self.start is None and now is None:
+        origin = self.start or now
+        if origin is None:
             return
-        origin = self.start if self.start is not None else now
-        assert origin is not None
         first = self.first_eligible_after(origin)
         if first is not None:
             if self.start is None and cron.prev_before(first) is None:

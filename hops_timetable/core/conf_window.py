@@ -1,10 +1,8 @@
 """Which ``HOPS_*`` values a task sees: the per-run window from ``conf``, the author's values, the scheduler's window.
 
-Pure: no Airflow import, so the rules can be tested with plain values. The Airflow side
-(:mod:`hops_timetable.operators.runtime`) only gathers those values from the task context.
-
 ``dag_run.conf["hops_window"]`` is written by whoever may trigger the DAG, so it is parsed strictly and only
 canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings derived from the parsed values are ever emitted, never the raw text.
+Pure: no Airflow import (:mod:`hops_timetable.operators.runtime` gathers the values from the task context).
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from hops_timetable.core.run_offset import marked_offset
-from hops_timetable.core.time_text import EXPECTED, MAX_TEXT, TimeTextError, parse_time
+from hops_timetable.core.time_text import EXPECTED, TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
@@ -42,31 +40,22 @@ CONF_KEY: Final = "hops_window"
 
 WINDOW_KEYS: Final = ("start_time", "end_time", "logical_date")
 
-BACKFILL_RUN_TYPE: Final = "backfill"
-
-SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", BACKFILL_RUN_TYPE})
+SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", "backfill"})
 """Run types that get the window of their data interval. Every other type (``manual``, ``asset_triggered``,
 ``operator_triggered``, ...) is a run "from outside", which in Hopsworks has a window only when one is passed."""
-
-MAX_TIME_TEXT: Final = MAX_TEXT
-"""Longest accepted date-time text (the grammar's :data:`~hops_timetable.core.time_text.MAX_TEXT`)."""
-
 
 _MAX_PROBLEMS = 4
 _EXPECTED_TAIL = f"; expected {EXPECTED}"
 
 
 class HopsWindowError(ArgumentError):
-    """``dag_run.conf["hops_window"]`` is not a valid window; the message names each bad key and its value.
-
-    ``key``, ``value`` and the message's start are those of the first problem; ``problems`` lists every one as
-    ``(key, value, problem)``, unknown keys first, then in the order of :data:`WINDOW_KEYS`. The message is one
-    line of at most about 1,000 characters: it shows the first :data:`_MAX_PROBLEMS` problems and counts the rest.
+    """``dag_run.conf["hops_window"]`` is not a valid window. ``key`` and ``value`` are the first problem's;
+    ``problems`` lists each as ``(key, value, problem)``, unknown keys first, then in :data:`WINDOW_KEYS` order. The
+    message, one line of about 1,000 characters at most, shows the first :data:`_MAX_PROBLEMS` and counts the rest.
     """
 
     def __init__(self, key: str, value: object, problem: str, *, more: Sequence[HopsWindowError] = ()) -> None:
         self.key = key
-        self.value = value
         self.problems: list[tuple[str, object, str]] = [(key, value, problem)]
         for error in more:
             self.problems.extend(error.problems)
@@ -86,10 +75,7 @@ class HopsWindowError(ArgumentError):
 
 
 def parse_window_time(key: str, value: object) -> datetime:
-    """One date-time of a conf window, read by the strict grammar of :mod:`hops_timetable.core.time_text`.
-
-    Raises :class:`HopsWindowError` and nothing else. *key* is only used in the message (``["start_time"]``).
-    """
+    """One date-time of a conf window, read strictly; raises :class:`HopsWindowError` naming *key* and nothing else."""
     try:
         return parse_time(key, value, strict=True)
     except TimeTextError as exc:
@@ -97,14 +83,11 @@ def parse_window_time(key: str, value: object) -> datetime:
 
 
 def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
-    """The window passed explicitly in ``conf["hops_window"]``, or ``None`` when the conf has no such key.
-
-    The value must be a mapping with ``start_time`` and ``end_time`` and optionally ``logical_date`` (default:
-    ``start_time``), each accepted by :func:`parse_window_time`, with ``start_time < end_time`` once truncated
-    to whole seconds (the precision of the emitted values). Unknown keys are refused. Problems raise one
-    :class:`HopsWindowError` that reports every bad key; nothing else is raised.
+    """The window in ``conf["hops_window"]`` (``None`` without that key): a mapping of ``start_time``, ``end_time``
+    and optionally ``logical_date`` (default ``start_time``), with ``start_time < end_time`` in whole seconds (the
+    values' precision) and no other key; one :class:`HopsWindowError` reports every problem, nothing else is raised.
     """
-    if conf is None or not isinstance(conf, Mapping) or CONF_KEY not in conf:
+    if not isinstance(conf, Mapping) or CONF_KEY not in conf:
         return None
     raw = conf[CONF_KEY]
     if not isinstance(raw, Mapping):
@@ -144,15 +127,12 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
         first, *more = problems
         raise HopsWindowError(first.key, first.value, first.problems[0][2], more=more)
     assert start is not None and end is not None
-    logical = parsed.get("logical_date", start)
-    return HopsWindow(start=start, end=end, logical_date=logical)
+    return HopsWindow(start=start, end=end, logical_date=parsed.get("logical_date", start))
 
 
 class RunWindowError(HopsTimetableError, ValueError):
-    """A scheduled or backfill run whose stored data interval gives no window and that no scheduled run explains.
-
-    Raised rather than run the job on an empty or wrong window: the task fails and its log says why and what to do.
-    """
+    """A scheduled or backfill run whose interval gives no window and no scheduled run explains: the task fails
+    saying why and what to do rather than run the job on an empty or wrong window."""
 
 
 Replay = Callable[[datetime], "HopsWindow | None"]
@@ -160,10 +140,8 @@ Replay = Callable[[datetime], "HopsWindow | None"]
 
 
 def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:
-    """The offset a run whose interval a timetable made was made with: the one its id carries, so that an offset
-    edited since does not move the window of a run made before (a clear replays the same window); for a scheduled
-    run's id without one (Airflow's own id) 0, as the run was made with no offset (or by another timetable, which
-    has none); else *offset_seconds*, the DAG's."""
+    """The offset a timetable made a run with: the one its id carries (an offset edited since does not move a run
+    made before); 0 for a scheduled run's id without one (made with none); else *offset_seconds*, the DAG's."""
     made_with = marked_offset(run_id)
     if made_with is None and scheduled and run_id is not None:
         made_with = 0
@@ -180,12 +158,10 @@ def _scheduler_window(
     scheduled: bool,
 ) -> tuple[HopsWindow, str]:
     start, end = (as_utc(value) for value in data_interval)
-    # A timetable makes a run whose logical date is its interval's start and whose run_after is its end. Any other
-    # scheduled or backfill run is one a backfill took over with --reprocess-behavior: Airflow keeps the interval
-    # the run had (a manual run's, or a zero-length one from an earlier timetable) and only changes its type. A
-    # backfill replays the scheduled run of that logical date, so that is the window; the stored interval would
-    # process a neighbour's window twice. Both marks are checked: Airflow 3.0 gives a manual run with a logical date
-    # a run_after equal to it, which is its inferred interval's end.
+    # A timetable's run has its logical date at its interval's start and run_after at its end (both are checked:
+    # Airflow 3.0 gives a manual run with a logical date a run_after equal to it). Any other is one a backfill took
+    # over with --reprocess-behavior, keeping its old interval: its window is that of the scheduled run of its
+    # logical date (the stored interval would process a neighbour's window twice).
     made_by_timetable = (
         start < end
         and (logical_date is None or as_utc(logical_date) == start)
@@ -229,28 +205,23 @@ def resolve_run_window(
     """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source: the one rule every
     reader of a run's window applies (the operators, the coverage behind the tab and ``audit``, the run tab).
 
-    1. A window in ``conf["hops_window"]`` sets all three variables, for every run type but ``backfill`` (source
-       ``"conf"``): a backfill run processes its scheduled window, whatever the conf it carries.
-    2. Otherwise ``HOPS_*`` entries of *explicit* (the variables the DAG author set on the operator) are kept.
+    1. A window in ``conf["hops_window"]`` sets all three (source ``"conf"``), for every run type but ``backfill``.
+    2. Otherwise the ``HOPS_*`` entries of *explicit* (set on the operator) are kept.
     3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
-       interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval (``run_after``
-       at its end), the offset being the one *run_id* carries (:mod:`~hops_timetable.core.run_offset`: the one in
-       force when the run was made; a scheduled run's id without one means 0), else *offset_seconds*; for a run
-       a backfill took over with its old interval, the window of the scheduled run of its logical date
-       (*replay*, from the DAG's ``HopsworksTimetable``). A run of that kind that *replay* cannot explain, or an
-       empty interval, raises :class:`RunWindowError`.
+       interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval, with the offset
+       *run_id* carries (:mod:`~hops_timetable.core.run_offset`), else *offset_seconds*; for a run a backfill took
+       over with its old interval, *replay* of its logical date. A run *replay* cannot explain, or an empty
+       interval, raises :class:`RunWindowError`; a bad conf window :class:`HopsWindowError`.
 
-    The source is ``"conf"``, ``"operator env"``, ``"scheduler"``, ``"scheduled run replayed"``, one of the last
-    two followed by ``" and operator env"``, or ``None`` (no window: a plain manual run gets an empty dict, and job
-    code must check for the variables). Raises :class:`HopsWindowError` for a bad conf window; non-``HOPS_*`` keys
-    of *explicit* are ignored. The result unpacks as ``values, source``; its ``window`` is the window itself (the
-    conf's or the scheduler's, before the operator's own values), so that no reader parses the text back.
+    The source is ``"conf"``, ``"operator env"``, ``"scheduler"`` or ``"scheduled run replayed"`` (the last two
+    maybe followed by ``" and operator env"``), or ``None``: no window, an empty dict. The result unpacks as
+    ``values, source``; its ``window`` is the conf's or the scheduler's, so that no reader parses the text back.
     """
     kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
     # A backfill replays the scheduled windows of its range. Its runs' conf is the one backfill-wide conf, or, for a
     # run it took over, the taken-over run's own (Airflow before 3.3 keeps a manual run's conf), so a window in it is
     # no window of this run and is left out (the log line says so).
-    ignored = kind == BACKFILL_RUN_TYPE and isinstance(conf, Mapping) and CONF_KEY in conf
+    ignored = kind == "backfill" and isinstance(conf, Mapping) and CONF_KEY in conf
     passed = None if ignored else parse_conf_window(conf)
     if passed is not None:
         return ResolvedWindow(passed.as_env(), "conf", passed)
@@ -289,10 +260,6 @@ class ResolvedWindow(tuple[dict[str, str], "str | None"]):
         return resolved
 
     @property
-    def values(self) -> dict[str, str]:
-        return self[0]
-
-    @property
     def source(self) -> str | None:
         return self[1]
 
@@ -322,16 +289,10 @@ def _form_value(value: object) -> object:
 
 
 def conf_with_form_window(conf: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """*conf* with the form's window fields as ``conf["hops_window"]``; unchanged when both fields are empty.
-
-    An explicit ``conf["hops_window"]`` wins over the fields. A field left empty while the other is set is passed
-    on as missing, so that the window's own validation names it. A value in the one shape Airflow 3.0's form
-    garbles its picker's UTC instant into is read as that instant.
-    """
+    """*conf* with the form's window fields as ``conf["hops_window"]`` (an explicit one wins; both empty: unchanged).
+    A field left empty is passed on as missing, so that the window's validation names it."""
     if not isinstance(conf, Mapping) or CONF_KEY in conf:
         return conf
-    start, end = _form_value(conf.get(START_PARAM)), _form_value(conf.get(END_PARAM))
-    if start in (None, "") and end in (None, ""):
-        return conf
-    window = {key: value for key, value in (("start_time", start), ("end_time", end)) if value not in (None, "")}
-    return {**conf, CONF_KEY: window}
+    fields = (("start_time", _form_value(conf.get(START_PARAM))), ("end_time", _form_value(conf.get(END_PARAM))))
+    window = {key: value for key, value in fields if value not in (None, "")}
+    return {**conf, CONF_KEY: window} if window else conf

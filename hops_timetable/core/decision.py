@@ -1,8 +1,5 @@
 """What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab.
-
-The policy answers the first four (:meth:`~hops_timetable.core.catchup.CatchupPolicy.classify`: may the schedule run
-this fire at all); the simulator, replaying a timeline, and the coverage, reading a DAG's real runs, say what then
-happened to an eligible fire. Pure: no Airflow import.
+Pure: no Airflow import.
 """
 
 from __future__ import annotations

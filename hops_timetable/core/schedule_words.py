@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DESCRIPTION_LIMIT", "catchup_rule", "describe", "sentences"]
 
-DESCRIPTION_LIMIT: Final = 1000
-"""Airflow's ``DagModel.timetable_description`` is a 1000-character column."""
+DESCRIPTION_LIMIT: Final = 1000  # Airflow's DagModel.timetable_description is a 1000-character column
 
 
 def catchup_rule(catchup: bool, max_catchup_runs: int | None) -> str:
@@ -32,11 +31,8 @@ def catchup_rule(catchup: bool, max_catchup_runs: int | None) -> str:
 
 
 def describe(schedule: Schedule) -> str:
-    """The schedule in one paragraph of at most :data:`DESCRIPTION_LIMIT` characters.
-
-    A schedule that holds the DAG's restriction says its own catch-up; one that does not says both cases, since the
-    DAG's ``catchup`` decides.
-    """
+    """The schedule in one paragraph of at most :data:`DESCRIPTION_LIMIT` characters (an unbound one says both
+    catch-up cases, since the DAG's ``catchup`` decides)."""
     if schedule.bound:
         catchup = catchup_rule(schedule.catchup, schedule.max_catchup_runs)
     else:

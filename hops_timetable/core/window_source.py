@@ -1,7 +1,5 @@
-"""The one log line that says, before the job runs, which ``HOPS_*`` values a task got and from where.
-
-Pure: no Airflow import. The values and their source are decided by
-:func:`~hops_timetable.core.conf_window.resolve_run_window`; this module only words them.
+"""The one log line that says, before the job runs, which ``HOPS_*`` values a task got and from where (as
+:func:`~hops_timetable.core.conf_window.resolve_run_window` decided). Pure: no Airflow import.
 """
 
 from __future__ import annotations
