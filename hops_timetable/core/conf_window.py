@@ -148,48 +148,6 @@ def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | 
     return offset_seconds if made_with is None else made_with
 
 
-def _scheduler_window(
-    data_interval: tuple[datetime, datetime],
-    run_after: datetime | None,
-    logical_date: datetime | None,
-    offset_seconds: int | None,
-    replay: Replay | None,
-    run_id: str | None,
-    scheduled: bool,
-) -> tuple[HopsWindow, str]:
-    start, end = (as_utc(value) for value in data_interval)
-    # A timetable's run has its logical date at its interval's start and run_after at its end (both are checked:
-    # Airflow 3.0 gives a manual run with a logical date a run_after equal to it). Any other is one a backfill took
-    # over with --reprocess-behavior, keeping its old interval: its window is that of the scheduled run of its
-    # logical date (the stored interval would process a neighbour's window twice).
-    made_by_timetable = (
-        start < end
-        and (logical_date is None or as_utc(logical_date) == start)
-        and (run_after is None or as_utc(run_after) == end)
-    )
-    if made_by_timetable:
-        return hops_window(start, end, offset_made_with(run_id, scheduled, offset_seconds)), "scheduler"
-    if replay is not None:
-        moment = start if logical_date is None else as_utc(logical_date)
-        window = replay(moment)
-        if window is not None:
-            return window, "scheduled run replayed"
-        raise RunWindowError(
-            f"this run's logical date {format_hops_time(moment)} is not the logical date of any run of the DAG's "
-            f"schedule, and its data interval [{format_hops_time(start)}, {format_hops_time(end)}) was not made by "
-            "the schedule, so it has no HOPS window; re-run it with conf "
-            '{"hops_window": {"start_time": ..., "end_time": ...}} or backfill the scheduled runs instead'
-        )
-    if start < end:
-        return hops_window(start, end, offset_seconds), "scheduler"
-    raise RunWindowError(
-        f"this run's data interval [{format_hops_time(start)}, {format_hops_time(end)}) is empty: the DAG's timetable "
-        "gives runs no data window (CronTriggerTimetable, DeltaTriggerTimetable and the like), so HOPS_START_TIME "
-        "would equal HOPS_END_TIME. Schedule the DAG with HopsworksTimetable (or a data-interval timetable), or pass "
-        'the window in conf {"hops_window": {"start_time": ..., "end_time": ...}}'
-    )
-
-
 def resolve_run_window(
     *,
     run_type: str | None,
@@ -238,9 +196,39 @@ def resolve_run_window(
             own[key] = value
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return ResolvedWindow(own, "operator env" if own else None, None)
-    window, source = _scheduler_window(
-        data_interval, run_after, logical_date, offset_seconds, replay, run_id, kind == "scheduled"
+    start, end = (as_utc(value) for value in data_interval)
+    # A timetable's run has its logical date at its interval's start and run_after at its end (both are checked:
+    # Airflow 3.0 gives a manual run with a logical date a run_after equal to it). Any other is one a backfill took
+    # over with --reprocess-behavior, keeping its old interval: its window is that of the scheduled run of its
+    # logical date (the stored interval would process a neighbour's window twice).
+    made_by_timetable = (
+        start < end
+        and (logical_date is None or as_utc(logical_date) == start)
+        and (run_after is None or as_utc(run_after) == end)
     )
+    if made_by_timetable:
+        window = hops_window(start, end, offset_made_with(run_id, kind == "scheduled", offset_seconds))
+        source = "scheduler"
+    elif replay is not None:
+        moment = start if logical_date is None else as_utc(logical_date)
+        replayed = replay(moment)
+        if replayed is None:
+            raise RunWindowError(
+                f"this run's logical date {format_hops_time(moment)} is not the logical date of any run of the DAG's "
+                f"schedule, and its data interval [{format_hops_time(start)}, {format_hops_time(end)}) was not made "
+                "by the schedule, so it has no HOPS window; re-run it with conf "
+                '{"hops_window": {"start_time": ..., "end_time": ...}} or backfill the scheduled runs instead'
+            )
+        window, source = replayed, "scheduled run replayed"
+    elif start < end:
+        window, source = hops_window(start, end, offset_seconds), "scheduler"
+    else:
+        raise RunWindowError(
+            f"this run's data interval [{format_hops_time(start)}, {format_hops_time(end)}) is empty: the DAG's "
+            "timetable gives runs no data window (CronTriggerTimetable, DeltaTriggerTimetable and the like), so "
+            "HOPS_START_TIME would equal HOPS_END_TIME. Schedule the DAG with HopsworksTimetable (or a data-interval "
+            'timetable), or pass the window in conf {"hops_window": {"start_time": ..., "end_time": ...}}'
+        )
     values = {**window.as_env(), **own}
     if own:
         source = f"{source} and operator env"

@@ -27,6 +27,7 @@ from hops_timetable.core.validation import (
     check_utc_datetime,
     check_window_start,
     short_repr,
+    wrong_type,
 )
 from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window
 
@@ -48,11 +49,8 @@ SERIALIZATION_VERSION: Final = 2
 
 def _check_catchup(name: str, value: object) -> bool | None:
     if value is not None and not isinstance(value, bool):
-        raise ArgumentTypeError(
-            name,
-            value,
-            f"{name}={short_repr(value)} is invalid: expected True or False, or None for a schedule that does not "
-            f"hold the DAG's restriction (got {type(value).__name__})",
+        raise wrong_type(
+            name, value, "expected True or False, or None for a schedule that does not hold the DAG's restriction"
         )
     return value
 
@@ -65,11 +63,8 @@ def _setting(argument: str, kind: str, check: Callable[[str, Any], Any] | None, 
 
 @dataclass(frozen=True)
 class Schedule:
-    """The settings of one Hopsworks job schedule; every datetime aware UTC.
-
-    Build it with :meth:`build` (or :meth:`from_payload` / :meth:`from_json`), which validates: a ``Schedule`` made
-    directly from its fields is trusted as valid, as the value types of the core are.
-    """
+    """The settings of one Hopsworks job schedule; every datetime aware UTC. :meth:`build` (:meth:`from_payload`,
+    :meth:`from_json`) validates; one made directly from its fields is trusted as valid, as the core's values are."""
 
     cron: QuartzCron = _setting("cron_expression", "cron", None, "The cron expression, in UTC.", dataclasses.MISSING)
     offset: int | None = _setting(
@@ -290,8 +285,7 @@ def argument_names() -> tuple[str, ...]:
 
 def setting_doc(argument: str) -> str:
     """The one-line documentation of the setting named *argument*."""
-    doc: str = _BY_ARGUMENT[argument].metadata["doc"]
-    return doc
+    return str(_BY_ARGUMENT[argument].metadata["doc"])
 
 
 PayloadKey = tuple[tuple[tuple[str, Any], ...], tuple[type, ...]]
@@ -300,12 +294,9 @@ _STRING: Final = frozenset({str})
 
 
 def payload_key(data: object) -> PayloadKey | None:
-    """What defines the schedule a payload holds, as a hashable key (for sharing one loaded value per payload);
-    ``None`` for a payload that is not a flat object of hashable values with string keys.
-
-    Each value's type is part of the key: ``True == 1 == 1.0`` in Python, and a payload with ``catchup=1`` or
-    ``version=True`` must be refused, not answered with the schedule of ``catchup=True`` or ``version=1``.
-    """
+    """What defines the schedule a payload holds, as a hashable key (one loaded value per payload); ``None`` for a
+    payload that is not a flat object of hashable values with string keys. The values' types are part of it, since
+    ``True == 1 == 1.0``: ``catchup=1`` must be refused, not answered with the schedule of ``catchup=True``."""
     if type(data) is not dict:
         return None
     # The checks run in C (set inclusion over map): the scheduler loads a payload for each decision of each DAG.

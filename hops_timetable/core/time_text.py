@@ -117,10 +117,9 @@ def _lenient(name: str, text: str) -> datetime:
 
 
 def stored_time(text: str) -> datetime:
-    """A timestamp as a metadata database's driver hands it back as text (SQLite's ``YYYY-MM-DD HH:MM:SS[.ffffff]``,
-    written by Airflow's ``UtcDateTime``), aware UTC: without a zone it is UTC. Trusted text, read at the cost of
-    one parse (the first read of a long history reads a few million); a text that is not a date-time raises
-    ``ValueError``, as the driver's own conversion would."""
+    """A timestamp as a metadata database's driver hands it back as text (SQLite's ``YYYY-MM-DD HH:MM:SS[.ffffff]``;
+    no zone means UTC), aware UTC, at the cost of one parse (a long history reads millions); not a date-time: the
+    driver's own ``ValueError``."""
     try:
         # Parsed with its zone rather than given one after: datetime.replace costs several times the parse.
         return datetime.fromisoformat(text + "+00:00")

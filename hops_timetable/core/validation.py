@@ -33,6 +33,7 @@ __all__ = [
     "check_utc_datetime",
     "check_window_start",
     "short_repr",
+    "wrong_type",
 ]
 
 EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
@@ -73,12 +74,17 @@ def short_repr(value: object, limit: int = _REPR_LIMIT) -> str:
     return text
 
 
+def wrong_type(name: str, value: object, valid: str) -> ArgumentTypeError:
+    """The error for *value* of the wrong type; *valid* says what is expected."""
+    return ArgumentTypeError(
+        name, value, f"{name}={short_repr(value)} is invalid: {valid} (got {type(value).__name__})"
+    )
+
+
 def _whole(name: str, value: object, valid: str) -> int:
     """*value* as an int, refusing bools and every non-int (floats included: ``3.3e10`` is not a count)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(
-            name, value, f"{name}={short_repr(value)} is invalid: {valid} (got {type(value).__name__})"
-        )
+        raise wrong_type(name, value, valid)
     return value
 
 
@@ -132,9 +138,7 @@ def check_max_active_runs(name: str, value: object) -> int:
 def check_bool(name: str, value: object) -> bool:
     """A flag: exactly ``True`` or ``False`` (not 0/1, not a string)."""
     if not isinstance(value, bool):
-        raise ArgumentTypeError(
-            name, value, f"{name}={short_repr(value)} is invalid: expected True or False (got {type(value).__name__})"
-        )
+        raise wrong_type(name, value, "expected True or False")
     return value
 
 
@@ -144,12 +148,8 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
     if value is None:
         return None
     if not isinstance(value, datetime):
-        raise ArgumentTypeError(
-            name,
-            value,
-            f"{name}={short_repr(value)} is invalid: expected a timezone-aware datetime or None, for example "
-            f"datetime(2026, 1, 1, tzinfo=timezone.utc) (got {type(value).__name__})",
-        )
+        valid = "expected a timezone-aware datetime or None, for example datetime(2026, 1, 1, tzinfo=timezone.utc)"
+        raise wrong_type(name, value, valid)
     try:
         offset = value.utcoffset()
     except Exception as exc:
