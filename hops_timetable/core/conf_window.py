@@ -54,11 +54,10 @@ class HopsWindowError(ArgumentError):
     message, one line of about 1,000 characters at most, shows the first :data:`_MAX_PROBLEMS` and counts the rest.
     """
 
-    def __init__(self, key: str, value: object, problem: str, *, more: Sequence[HopsWindowError] = ()) -> None:
+    def __init__(self, problems: Sequence[tuple[str, object, str]]) -> None:
+        self.problems = list(problems)
+        key, value, problem = self.problems[0]
         self.key = key
-        self.problems: list[tuple[str, object, str]] = [(key, value, problem)]
-        for error in more:
-            self.problems.extend(error.problems)
         if len(self.problems) == 1:
             super().__init__(key, value, f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
             return
@@ -79,7 +78,7 @@ def parse_window_time(key: str, value: object) -> datetime:
     try:
         return parse_time(key, value, strict=True)
     except TimeTextError as exc:
-        raise HopsWindowError(key, value, exc.problem) from None
+        raise HopsWindowError([(key, value, exc.problem)]) from None
 
 
 def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
@@ -91,41 +90,25 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
         return None
     raw = conf[CONF_KEY]
     if not isinstance(raw, Mapping):
-        raise HopsWindowError(
-            "",
-            raw,
-            f"is a {type(raw).__name__}; expected an object such as "
-            '{"start_time": "2026-01-01T09:00:00Z", "end_time": "2026-01-01T10:00:00Z"}',
-        )
-    problems: list[HopsWindowError] = [
-        HopsWindowError(f"[{short_repr(key)}]", raw[key], f"is an unknown key; valid keys are {', '.join(WINDOW_KEYS)}")
-        for key in raw
-        if key not in WINDOW_KEYS
-    ]
-    problems += [
-        HopsWindowError(f'["{key}"]', None, "is missing; start_time and end_time are both required")
-        for key in ("start_time", "end_time")
-        if key not in raw
-    ]
+        example = '{"start_time": "2026-01-01T09:00:00Z", "end_time": "2026-01-01T10:00:00Z"}'
+        raise HopsWindowError([("", raw, f"is a {type(raw).__name__}; expected an object such as {example}")])
+    valid = f"is an unknown key; valid keys are {', '.join(WINDOW_KEYS)}"
+    problems = [(f"[{short_repr(key)}]", raw[key], valid) for key in raw if key not in WINDOW_KEYS]
+    missing = "is missing; start_time and end_time are both required"
+    problems += [(f'["{key}"]', None, missing) for key in ("start_time", "end_time") if key not in raw]
     parsed: dict[str, datetime] = {}
     for key in WINDOW_KEYS:
         if key in raw:
             try:
                 parsed[key] = parse_window_time(f'["{key}"]', raw[key]).replace(microsecond=0)
             except HopsWindowError as exc:
-                problems.append(exc)
+                problems += exc.problems
     start, end = parsed.get("start_time"), parsed.get("end_time")
     if start is not None and end is not None and not start < end:
-        problems.append(
-            HopsWindowError(
-                '["end_time"]',
-                raw["end_time"],
-                f"is not after start_time={format_hops_time(start)}; the window is [start_time, end_time)",
-            )
-        )
+        after = f"is not after start_time={format_hops_time(start)}; the window is [start_time, end_time)"
+        problems.append(('["end_time"]', raw["end_time"], after))
     if problems:
-        first, *more = problems
-        raise HopsWindowError(first.key, first.value, first.problems[0][2], more=more)
+        raise HopsWindowError(problems)
     assert start is not None and end is not None
     return HopsWindow(start=start, end=end, logical_date=parsed.get("logical_date", start))
 

@@ -28,18 +28,9 @@ class Decision(str, Enum):
     MISSED = "missed: no run, and the catch-up bound does not explain it (paused, Airflow down, or deleted)"
 
 
-BY_DESIGN = frozenset(
-    {
-        Decision.BEFORE_START,
-        Decision.BEFORE_SKIP_TO_DATE,
-        Decision.AFTER_END,
-        Decision.DROPPED_BOUND,
-        Decision.DROPPED_NO_CATCHUP,
-        Decision.BEFORE_FIRST_LOOK,
-    }
-)
-"""The decisions by which the schedule itself leaves a fire without a run: its start, end and skip_to_date, and its
-catch-up rule. A fire dropped this way is not a failure of Airflow; a fire ``MISSED`` or ``DUE`` is."""
-
 CATCH_UP_DROPS = frozenset({Decision.DROPPED_BOUND, Decision.DROPPED_NO_CATCHUP, Decision.BEFORE_FIRST_LOOK})
 """The drops by design that only the catch-up rule makes: fires the schedule meant to run, had Airflow been up."""
+
+BY_DESIGN = CATCH_UP_DROPS | {Decision.BEFORE_START, Decision.BEFORE_SKIP_TO_DATE, Decision.AFTER_END}
+"""The decisions by which the schedule itself leaves a fire without a run: its start, end and skip_to_date, and its
+catch-up rule. A fire dropped this way is not a failure of Airflow; a fire ``MISSED`` or ``DUE`` is."""
