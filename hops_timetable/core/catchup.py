@@ -26,8 +26,6 @@ from hops_timetable.core.decision import Decision
 from hops_timetable.core.validation import EARLIEST_DATE, ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["After", "CatchupPolicy", "Run"]
-
 
 @dataclass(frozen=True)
 class Run:

@@ -17,24 +17,6 @@ from hops_timetable.core.time_text import EXPECTED, TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
-__all__ = [
-    "CONF_KEY",
-    "END_PARAM",
-    "SCHEDULED_RUN_TYPES",
-    "START_PARAM",
-    "WINDOW_KEYS",
-    "HopsWindowError",
-    "Replay",
-    "ResolvedWindow",
-    "RunWindowError",
-    "conf_with_form_window",
-    "offset_made_with",
-    "parse_conf_window",
-    "parse_window_time",
-    "resolve_hops_env",
-    "resolve_run_window",
-]
-
 CONF_KEY: Final = "hops_window"
 """The ``dag_run.conf`` key of a per-run window, as in Hopsworks' ``job.run(start_time=..., end_time=...)``."""
 

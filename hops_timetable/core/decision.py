@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["BY_DESIGN", "CATCH_UP_DROPS", "Decision"]
-
 
 class Decision(str, Enum):
     """What happened, or happens, to a cron fire; the value is the text reports show."""

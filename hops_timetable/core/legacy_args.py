@@ -13,17 +13,6 @@ from typing import Final, Literal
 
 from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = [
-    "LEGACY_ARGS_TEMPLATE",
-    "LEGACY_ARG_MODES",
-    "LegacyArgs",
-    "LegacyArgsError",
-    "check_legacy_args",
-    "check_legacy_args_passed",
-    "check_legacy_args_placed",
-    "legacy_arguments",
-]
-
 LegacyArgs = Literal["start_time", "papermill"]
 
 LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["MARKER", "mark_offset", "marked_offset"]
-
 MARKER: Final = "__hops_offset_"  # between Airflow's run id and the offset
 
 # Digits only, as written by mark_offset; an id edited by hand into anything else is not read as marked.

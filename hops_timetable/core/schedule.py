@@ -31,16 +31,6 @@ from hops_timetable.core.validation import (
 )
 from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window
 
-__all__ = [
-    "PAYLOAD_KEYS",
-    "SERIALIZATION_VERSION",
-    "PayloadKey",
-    "Schedule",
-    "argument_names",
-    "payload_key",
-    "setting_doc",
-]
-
 SERIALIZATION_VERSION: Final = 2
 """Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading.
 

@@ -13,7 +13,6 @@ from hops_timetable.core.window import format_hops_time, window_rule
 if TYPE_CHECKING:
     from hops_timetable.core.schedule import Schedule
 
-__all__ = ["DESCRIPTION_LIMIT", "catchup_rule", "describe", "sentences"]
 
 DESCRIPTION_LIMIT: Final = 1000  # Airflow's DagModel.timetable_description is a 1000-character column
 

@@ -25,8 +25,6 @@ from hops_timetable.core.validation import (
     short_repr,
 )
 
-__all__ = ["EXPECTED", "MAX_TEXT", "TimeTextError", "parse_time", "stored_time"]
-
 MAX_TEXT: Final = 64  # the longest valid form (9 fraction digits and an offset) has 35 characters
 
 EXPECTED: Final = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"

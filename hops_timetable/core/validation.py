@@ -16,26 +16,6 @@ import math
 from datetime import datetime, timedelta, timezone
 from typing import Final
 
-__all__ = [
-    "EARLIEST_DATE",
-    "EARLIEST_WINDOW",
-    "LATEST_DATE",
-    "MAX_OFFSET_SECONDS",
-    "ArgumentError",
-    "ArgumentTypeError",
-    "HopsTimetableError",
-    "check_bool",
-    "check_catchup_runs",
-    "check_end_after_start",
-    "check_epoch_millis",
-    "check_max_active_runs",
-    "check_offset",
-    "check_utc_datetime",
-    "check_window_start",
-    "short_repr",
-    "wrong_type",
-]
-
 EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
 LATEST_DATE: Final = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
 EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)  # HOPS_* values keep four-digit years

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["Verdict"]
-
 
 class Verdict(IntEnum):
     """``OK``: everything agrees; ``DIFFERENCES``: the data shows windows not processed as they should have been;

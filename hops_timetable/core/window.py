@@ -18,17 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-__all__ = [
-    "HOPS_ENV_KEYS",
-    "TICK",
-    "HopsWindow",
-    "as_utc",
-    "duration_text",
-    "format_hops_time",
-    "hops_window",
-    "window_rule",
-]
-
 HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
 TICK = timedelta(microseconds=1)

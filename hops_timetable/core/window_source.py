@@ -10,8 +10,6 @@ from typing import Any
 from hops_timetable.core.conf_window import CONF_KEY
 from hops_timetable.core.window import HOPS_ENV_KEYS
 
-__all__ = ["log_window"]
-
 
 def log_window(logger: Any, values: Mapping[str, str], source: str | None) -> None:
     """One INFO line with the three values and their source, or why there are none."""
