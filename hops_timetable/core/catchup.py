@@ -70,14 +70,7 @@ class After:
                 if triggered is not None and triggered > anchor:
                     anchor = triggered
             return cls(fire=anchor, floor=anchor)
-        floor = end if start < end else end + TICK
-        return cls(fire=end, floor=floor)
-
-    @classmethod
-    def of_stored(cls, interval_start: datetime, fire: datetime) -> After:
-        """Before the scheduler's stored next run ``[interval_start, fire)``, which comes next; its interval start
-        (computed from the last run) stays the floor of a replacement chosen after an outage."""
-        return cls(fire=fire - TICK, floor=interval_start)
+        return cls(fire=end, floor=end if start < end else end + TICK)
 
 
 @dataclass(frozen=True)
@@ -182,7 +175,8 @@ class CatchupPolicy:
         following = self.cron.next_after(stored.fire)
         if following is None or following > now:
             return stored
-        run = self.next_run_after(After.of_stored(stored.interval_start, stored.fire), now, catchup=catchup)
+        # Before the stored run, which comes next; its interval start (computed from the last run) stays the floor.
+        run = self.next_run_after(After(stored.fire - TICK, stored.interval_start), now, catchup=catchup)
         for _ in range(max_skips):
             if run is None or run == stored:
                 return stored
