@@ -45,9 +45,11 @@ def _check_catchup(name: str, value: object) -> bool | None:
     return value
 
 
-def _setting(argument: str, kind: str, check: Callable[[str, Any], Any] | None, doc: str, default: Any = None) -> Any:
-    """A ``dataclasses.field`` declaring a setting (so RUF009 does not apply): its Hopsworks argument name, its kind
-    (how it is stored), its check, its doc."""
+def _setting(
+    argument: str, check: Callable[[str, Any], Any] | None, doc: str, kind: str = "", default: Any = None
+) -> Any:
+    """A ``dataclasses.field`` declaring a setting (so RUF009 does not apply): its Hopsworks argument name, its check,
+    its doc and its kind (how it is stored, when not as is: ``"cron"``, ``"time"``)."""
     return field(default=default, metadata={"argument": argument, "kind": kind, "check": check, "doc": doc})
 
 
@@ -56,29 +58,25 @@ class Schedule:
     """The settings of one Hopsworks job schedule; every datetime aware UTC. :meth:`build` (:meth:`from_payload`,
     :meth:`from_json`) validates; one made directly from its fields is trusted as valid, as the core's values are."""
 
-    cron: QuartzCron = _setting("cron_expression", "cron", None, "The cron expression, in UTC.", dataclasses.MISSING)
+    cron: QuartzCron = _setting("cron_expression", None, "The cron expression, in UTC.", "cron", dataclasses.MISSING)
     offset: int | None = _setting(
         "start_time_offset_seconds",
-        "int",
         check_offset,
         "Seconds by which the HOPS window is moved earlier (``None``: not at all).",
     )
-    end_offset: int | None = _setting(
-        "end_time_offset_seconds", "int", check_offset, "Accepted and ignored, as in Hopsworks."
-    )
+    end_offset: int | None = _setting("end_time_offset_seconds", check_offset, "Accepted and ignored, as in Hopsworks.")
     max_catchup_runs: int | None = _setting(
         "max_catchup_runs",
-        "int",
         check_catchup_runs,
         "The most runs made for the fires missed during an outage (``None``: no bound).",
     )
-    skip_to: datetime | None = _setting("skip_to_date", "time", check_utc_datetime, "Fires before this are never run.")
+    skip_to: datetime | None = _setting("skip_to_date", check_utc_datetime, "Fires before this are never run.", "time")
     start: datetime | None = _setting(
-        "start_time", "time", check_utc_datetime, "The DAG's start date; fires at or before it never run."
+        "start_time", check_utc_datetime, "The DAG's start date; fires at or before it never run.", "time"
     )
-    end: datetime | None = _setting("end_time", "time", check_utc_datetime, "The DAG's (exclusive) end date.")
+    end: datetime | None = _setting("end_time", check_utc_datetime, "The DAG's (exclusive) end date.", "time")
     catchup: bool = _setting(
-        "catchup", "bool", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", False
+        "catchup", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", default=False
     )
     bound: bool = False
     """Whether the schedule holds the DAG's whole restriction (``start``, ``end`` and ``catchup`` are the DAG's):
