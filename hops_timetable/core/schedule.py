@@ -79,9 +79,8 @@ class Schedule:
         "catchup", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", default=False
     )
     bound: bool = False
-    """Whether the schedule holds the DAG's whole restriction (``start``, ``end`` and ``catchup`` are the DAG's):
-    built with ``catchup`` given. Unbound (a timetable used outside ``hops_schedule`` before the DAG policy binds it),
-    ``catchup`` is ``None`` as an argument and ``start``/``end`` are ``None``."""
+    """Built with ``catchup`` given: ``start``, ``end`` and ``catchup`` are the DAG's. Unbound (outside
+    ``hops_schedule``, before the DAG policy binds it), ``start``/``end`` and the ``catchup`` argument are ``None``."""
 
     # -- building: the one validation sequence -----------------------------------------------------------------
 

@@ -1,15 +1,10 @@
-"""The Hopsworks data window: what a scheduled job sees as ``HOPS_START_TIME``, ``HOPS_END_TIME`` and
-``HOPS_LOGICAL_DATE``.
+"""The Hopsworks data window a scheduled job sees as ``HOPS_START_TIME``, ``HOPS_END_TIME``, ``HOPS_LOGICAL_DATE``.
 
-For a run whose Airflow data interval is ``[interval_start, interval_end)`` (``interval_start`` being the previous
-cron fire clamped to the start date, ``interval_end`` the fire itself) and a start offset of ``offset`` seconds:
-
-* ``HOPS_LOGICAL_DATE`` = ``interval_start``
-* ``HOPS_START_TIME``   = ``interval_start - offset``
-* ``HOPS_END_TIME``     = ``interval_end - offset``, i.e. the start plus the cron interval, so that consecutive
-  scheduled runs tile the timeline with no gaps, also for irregular crons such as ``0 0 9,17 * * ?``.
-
-The offset moves the HOPS window only; the Airflow interval never moves. Pure: no Airflow import.
+For the Airflow data interval ``[interval_start, interval_end)`` (the previous fire clamped to the start date, the
+fire) and a start offset of ``offset`` seconds: ``HOPS_LOGICAL_DATE = interval_start``, ``HOPS_START_TIME =
+interval_start - offset`` and ``HOPS_END_TIME = interval_end - offset``, so that consecutive runs tile the timeline
+with no gaps, also for irregular crons such as ``0 0 9,17 * * ?``. The offset moves the HOPS window only, never the
+Airflow interval. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -20,11 +15,10 @@ from zoneinfo import ZoneInfo
 
 HOPS_ENV_KEYS = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
-TICK = timedelta(microseconds=1)
-"""The smallest step of a datetime: "just before" a fire time, to find the fire itself with a strict search."""
+TICK = timedelta(microseconds=1)  # "just before" a fire, to find the fire itself with a strict search
 
+# IANA names of the zones whose offset is zero at every instant (the tz database's UTC and its aliases).
 UTC_ZONE_KEYS = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu"})
-"""IANA names of the zones whose offset is zero at every instant (the tz database's UTC and its aliases)."""
 
 
 def as_utc(value: datetime) -> datetime:
