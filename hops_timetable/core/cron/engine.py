@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hops_timetable.core.cron import explain
@@ -25,6 +26,8 @@ _ALL_YEARS = frozenset(range(MIN_YEAR, LAST_YEAR + 1))
 _ALL_YEARS_TUPLE = tuple(range(MIN_YEAR, LAST_YEAR + 1))
 
 
+# Frozen: set once in __init__ (through object.__setattr__), then shared between threads and cached.
+@dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
 class QuartzCron:
     """A parsed cron expression with UTC fire-time arithmetic.
 
@@ -34,28 +37,6 @@ class QuartzCron:
     parsed form. A refused expression raises :class:`~hops_timetable.core.cron.errors.CronSyntaxError`.
     Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
     """
-
-    __slots__ = (
-        "_cache",
-        "_dom",
-        "_dow",
-        "_first",
-        "_first_dt",
-        "_hours",
-        "_last",
-        "_last_dt",
-        "_minutes",
-        "_months",
-        "_mset",
-        "_open",
-        "_seconds",
-        "_years",
-        "_yset",
-        "dialect",
-        "expression",
-        "parsed",
-        "source",
-    )
 
     expression: str
     source: str
@@ -98,21 +79,16 @@ class QuartzCron:
         setattr_(self, "_dow", parsed.dow)
         first: _Fields | None = None
         last: _Fields | None = None
-        if not self._open or any(self._fires_in_shape(shape) for shape in self._shapes()):
-            first = self._search_next((MIN_YEAR - 1, 12, 31, 23, 59, 59))
-            last = self._search_prev((LAST_YEAR + 1, 1, 1, 0, 0, 0), inclusive=False)
+        # An open calendar that fires in none of the month shapes (all occur in 2000-2027) never fires: no search.
+        if not self._open or any(self._days(y, m) for y in range(2000, 2028) for m in self._months):
+            first = self._search((MIN_YEAR - 1, 12, 31, 23, 59, 59), True)
+            last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False)
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
         setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
         setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
 
-    # -- immutability, equality, pickling -----------------------------------------------------------------
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"QuartzCron is immutable; cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"QuartzCron is immutable; cannot delete {name!r}")
+    # -- equality, pickling -----------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, QuartzCron):
@@ -138,105 +114,53 @@ class QuartzCron:
             self._cache[shape] = days
         return days
 
-    def _shapes(self) -> list[int]:
-        # The month shapes that occur in the chosen months; only February has leap shapes.
-        return [
-            (m - 1) * 14 + wd * 2 + leap
-            for m in self._months
-            for wd in range(7)
-            for leap in ((0, 1) if m == 2 else (0,))
-        ]
+    def _search(self, t: _Fields, forward: bool, inclusive: bool = False) -> _Fields | None:
+        """The nearest fire after ``t`` (``forward``) or before it, or at it when ``inclusive``.
 
-    def _fires_in_shape(self, shape: int) -> bool:
-        days = self._cache.get(shape)
-        if days is None:
-            days = _day_set(self._dom, self._dow, shape)
-            self._cache[shape] = days
-        return bool(days)
-
-    def _search_next(self, t: _Fields) -> _Fields | None:
-        """Smallest fire strictly after ``t`` (no range guards: used to find them)."""
+        One walk both ways: ``at`` finds a value or the next one in the walk's direction, ``past`` the next one
+        strictly past it; ``off`` turns a backward bisection into an index, ``edge`` is a list's first value."""
+        at, past, off, step, edge = (
+            (bisect_left, bisect_right, 0, 1, 0) if forward else (bisect_right, bisect_left, -1, -1, -1)
+        )
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self._hours, self._minutes, self._seconds
         if y in self._yset and mo in self._mset:
             days = self._days(y, mo)
-            k = bisect_left(days, d)
-            if k < len(days) and days[k] == d:
-                i = bisect_left(hours, h)
-                if i < len(hours) and hours[i] == h:
-                    j = bisect_left(minutes, mi)
-                    if j < len(minutes) and minutes[j] == mi:
-                        n = bisect_right(seconds, s)
-                        if n < len(seconds):
+            k = at(days, d) + off
+            if 0 <= k < len(days) and days[k] == d:
+                i = at(hours, h) + off
+                if 0 <= i < len(hours) and hours[i] == h:
+                    j = at(minutes, mi) + off
+                    if 0 <= j < len(minutes) and minutes[j] == mi:
+                        n = (at if inclusive else past)(seconds, s) + off
+                        if 0 <= n < len(seconds):
                             return (y, mo, d, h, mi, seconds[n])
-                        j += 1
-                    if j < len(minutes):
-                        return (y, mo, d, h, minutes[j], seconds[0])
-                    i += 1
-                if i < len(hours):
-                    return (y, mo, d, hours[i], minutes[0], seconds[0])
-                k += 1
-            if k < len(days):
-                return (y, mo, days[k], hours[0], minutes[0], seconds[0])
+                        j += step
+                    if 0 <= j < len(minutes):
+                        return (y, mo, d, h, minutes[j], seconds[edge])
+                    i += step
+                if 0 <= i < len(hours):
+                    return (y, mo, d, hours[i], minutes[edge], seconds[edge])
+                k += step
+            if 0 <= k < len(days):
+                return (y, mo, days[k], hours[edge], minutes[edge], seconds[edge])
         years, months = self._years, self._months
-        yi = bisect_left(years, y)
-        j = bisect_right(months, mo) if yi < len(years) and years[yi] == y else 0
+        yi = at(years, y) + off
+        j = past(months, mo) + off if 0 <= yi < len(years) and years[yi] == y else edge % len(months)
         # Consecutive years repeat every 400: a whole cycle without a firing day means there is none.
-        give_up = y + _CYCLE + 1 if self._open else LAST_YEAR + 1
-        while yi < len(years):
+        give_up = y + step * (_CYCLE + 1) if self._open else LAST_YEAR + 1 if forward else 0
+        while 0 <= yi < len(years):
             yy = years[yi]
-            if yy > give_up:
+            if (yy - give_up) * step > 0:
                 return None
-            while j < len(months):
+            while 0 <= j < len(months):
                 m = months[j]
                 days = self._days(yy, m)
                 if days:
-                    return (yy, m, days[0], hours[0], minutes[0], seconds[0])
-                j += 1
-            yi += 1
-            j = 0
-        return None
-
-    def _search_prev(self, t: _Fields, inclusive: bool) -> _Fields | None:
-        """Largest fire before ``t`` (or at it, when ``inclusive``)."""
-        y, mo, d, h, mi, s = t
-        hours, minutes, seconds = self._hours, self._minutes, self._seconds
-        if y in self._yset and mo in self._mset:
-            days = self._days(y, mo)
-            k = bisect_right(days, d) - 1
-            if k >= 0 and days[k] == d:
-                i = bisect_right(hours, h) - 1
-                if i >= 0 and hours[i] == h:
-                    j = bisect_right(minutes, mi) - 1
-                    if j >= 0 and minutes[j] == mi:
-                        n = (bisect_right(seconds, s) if inclusive else bisect_left(seconds, s)) - 1
-                        if n >= 0:
-                            return (y, mo, d, h, mi, seconds[n])
-                        j -= 1
-                    if j >= 0:
-                        return (y, mo, d, h, minutes[j], seconds[-1])
-                    i -= 1
-                if i >= 0:
-                    return (y, mo, d, hours[i], minutes[-1], seconds[-1])
-                k -= 1
-            if k >= 0:
-                return (y, mo, days[k], hours[-1], minutes[-1], seconds[-1])
-        years, months = self._years, self._months
-        yi = bisect_right(years, y) - 1
-        j = bisect_left(months, mo) - 1 if yi >= 0 and years[yi] == y else len(months) - 1
-        give_up = y - _CYCLE - 1 if self._open else 0
-        while yi >= 0:
-            yy = years[yi]
-            if yy < give_up:
-                return None
-            while j >= 0:
-                m = months[j]
-                days = self._days(yy, m)
-                if days:
-                    return (yy, m, days[-1], hours[-1], minutes[-1], seconds[-1])
-                j -= 1
-            yi -= 1
-            j = len(months) - 1
+                    return (yy, m, days[edge], hours[edge], minutes[edge], seconds[edge])
+                j += step
+            yi += step
+            j = edge % len(months)
         return None
 
     def next_after(self, dt: datetime) -> datetime | None:
@@ -248,7 +172,7 @@ class QuartzCron:
         first = self._first
         if first is not None and t < first:
             return self._first_dt
-        found = self._search_next(t)
+        found = self._search(t, True)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
     def prev_before(self, dt: datetime) -> datetime | None:
@@ -262,7 +186,7 @@ class QuartzCron:
         last = self._last
         if last is not None and (t >= last if inclusive else t > last):
             return self._last_dt
-        found = self._search_prev(t, inclusive)
+        found = self._search(t, False, inclusive)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
     def nth_before(self, dt: datetime, n: int) -> datetime | None:
