@@ -20,64 +20,54 @@ from hops_timetable.core.cron.fields import (
     _py_weekday,
 )
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.reader import FieldReader
+from hops_timetable.core.cron.reader import FieldReader, Place, listed
 
 __all__ = ["parse_quartz"]
 
 _YEAR_COUNT = LAST_YEAR - MIN_YEAR + 1
 
 
-def parse_quartz(reader: FieldReader, source: str, tokens: list[str], starts: list[int]) -> ParsedCron:
-    """The parsed form of a Quartz expression whose ``tokens`` begin at ``starts`` (1-based) in ``reader``'s text."""
-    dom_text, dow_text = tokens[_DOM], tokens[_DOW]
-    if dom_text == "?" and dow_text == "?":
+def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> ParsedCron:
+    """The parsed form of a Quartz expression whose fields (second first) are ``places`` in ``reader``'s text."""
+    dom_at, dow_at = places[_DOM], places[_DOW]
+    if dom_at.token == "?" and dow_at.token == "?":
         raise reader.fail(
             "'?' may be used in only one of day-of-month and day-of-week",
-            _DOW,
-            dow_text,
-            starts[_DOW],
+            dow_at,
             "use * in day-of-month and ? in day-of-week for every day",
-            rewrites=(reader.replaced(starts[_DOM], dom_text, "*"),),
+            rewrites=(reader.replaced(dom_at, "*"),),
         )
-    if dom_text != "?" and dow_text != "?":
+    if dom_at.token != "?" and dow_at.token != "?":
         # With one field "*", the other one is evidently the restriction meant.
-        if dow_text == "*":
-            evident: tuple[str, ...] = (reader.replaced(starts[_DOW], dow_text, "?"),)
-        elif dom_text == "*":
-            evident = (reader.replaced(starts[_DOM], dom_text, "?"),)
-        else:
-            evident = ()
+        star = dow_at if dow_at.token == "*" else dom_at if dom_at.token == "*" else None
         raise reader.fail(
             "exactly one of day-of-month and day-of-week must be '?'",
-            _DOM,
-            dom_text,
-            starts[_DOM],
+            dom_at,
             "use ? in day-of-month when restricting day-of-week, or ? in day-of-week otherwise",
-            rewrites=evident,
+            rewrites=() if star is None else (reader.replaced(star, "?"),),
         )
     sets: list[set[int]] = [set() for _ in range(7)]
     items: list[list[Item]] = [[] for _ in range(7)]
     for f in (_SEC, _MIN, _HOUR, _MON):
-        items[f], sets[f] = reader.field(f, tokens[f], starts[f])
+        items[f], sets[f] = reader.field(places[f])
     dom: MonthDays | None = None
     dow: WeekDays | None = None
-    if dom_text == "?":
+    if dom_at.token == "?":
         items[_DOM] = [ANY]
-        items[_DOW], dow = _dow(reader, dow_text, starts[_DOW])
+        items[_DOW], dow = _dow(reader, dow_at)
     else:
         items[_DOW] = [ANY]
-        items[_DOM], dom = _dom(reader, dom_text, starts[_DOM])
+        items[_DOM], dom = _dom(reader, dom_at)
     years: tuple[int, ...] | None = None
-    if len(tokens) == 7:
-        if tokens[_YEAR] == "?":
-            raise reader.fail("'?' is not allowed in year", _YEAR, "?", starts[_YEAR], fix="*")
-        items[_YEAR], year_values = reader.field(_YEAR, tokens[_YEAR], starts[_YEAR])
+    items[_YEAR] = [ALL]
+    if len(places) == 7:
+        if places[_YEAR].token == "?":
+            raise reader.fail("'?' is not allowed in year", places[_YEAR], fix="*")
+        items[_YEAR], year_values = reader.field(places[_YEAR])
         # Every year from 1970 on, however written ('*', '1970/1'), is the open calendar.
         if items[_YEAR] != [ALL] and len(year_values) != _YEAR_COUNT:
             years = tuple(sorted(year_values))
-    else:
-        items[_YEAR] = [ALL]
-    upper = [t.upper() for t in tokens]
+    upper = [at.token.upper() for at in places]
     return ParsedCron(
         source=source,
         expression=" ".join(upper),
@@ -94,132 +84,96 @@ def parse_quartz(reader: FieldReader, source: str, tokens: list[str], starts: li
     )
 
 
-def _dom(reader: FieldReader, text: str, start: int) -> tuple[list[Item], MonthDays | None]:
+def _dom(reader: FieldReader, at: Place) -> tuple[list[Item], MonthDays | None]:
     """Quartz day-of-month: plain list, or one of L, L-n, nW, LW. None means every day."""
-    upper = text.upper()
-    if "L" in upper or "W" in upper:
-        if "," in upper:
-            parts = upper.split(",")
-            offset = start
-            for part in parts:
-                if "L" in part or "W" in part:
-                    raise reader.fail(
-                        "L and W cannot be used in a list",
-                        _DOM,
-                        part,
-                        offset,
-                        "use a separate schedule for the special day",
-                        rewrites=reader.split(start, text, [p for p in parts if p not in ("", part)] + [part]),
-                    )
-                offset += len(part) + 1
-        if upper == "L":
-            return [Item(ItemKind.LAST_DAY, 0)], MonthDays(before_last=0)
-        if upper == "LW":
-            return [Item(ItemKind.LAST_WEEKDAY)], MonthDays(last_weekday=True)
-        if upper.startswith("L-"):
-            rest = upper[2:]
-            if rest.endswith("W"):
-                raise reader.fail(
-                    "L-n cannot be combined with W",
-                    _DOM,
-                    text,
-                    start,
-                    "use LW for the last weekday, or L-n for a day before the last day",
-                )
-            if not _DIGITS.fullmatch(rest) or not 1 <= int(rest) <= 30:
-                raise reader.fail(
-                    "offset after L must be 1-30", _DOM, text, start, "L-1 is the day before the last day"
-                )
-            n = int(rest)
-            return [Item(ItemKind.LAST_DAY, n)], MonthDays(before_last=n)
-        if upper.endswith("W") and _DIGITS.fullmatch(upper[:-1]):
-            n = int(upper[:-1])
-            if 29 <= n <= 31:
-                raise reader.fail(
-                    f"{n}W is not accepted: Quartz and cron-utils disagree when day {n} does not exist",
-                    _DOM,
-                    text,
-                    start,
-                    "for the last weekday of every month" if n == 31 else "for the last weekday write LW",
-                    "LW" if n == 31 else None,
-                )
-            if not 1 <= n <= 28:
-                raise reader.fail("day before W must be 1-28", _DOM, text, start)
-            return [Item(ItemKind.NEAREST_WEEKDAY, n)], MonthDays(nearest_weekday=n)
-        raise reader.fail(
-            "not a valid use of L or W",
-            _DOM,
-            text,
-            start,
-            "valid forms are L, L-n (n 1-30), nW (n 1-28) and LW",
-        )
-    items, values = reader.field(_DOM, text, start)
-    if items == [ALL]:
-        return items, None
-    return items, MonthDays(days=frozenset(values))
-
-
-def _dow(reader: FieldReader, text: str, start: int) -> tuple[list[Item], WeekDays | None]:
-    """Quartz day-of-week: plain list (wrap-around allowed), L alone, nL or n#k. None means every day."""
-    upper = text.upper()
+    upper = at.token.upper()
+    if "L" not in upper and "W" not in upper:
+        items, values = reader.field(at)
+        return items, None if items == [ALL] else MonthDays(days=frozenset(values))
     parts = upper.split(",")
-    if len(parts) > 1:
-        offset = start
-        for part in parts:
-            if "#" in part:
-                others = [p for p in parts if p != part]
-                many = sum("#" in p for p in parts) > 1
-                raise reader.fail(
-                    "Quartz 2.3.2 refuses more than one # term"
-                    if many
-                    else "'#' cannot be used in a list: Quartz 2.3.2 would fire only on that occurrence of the "
-                    "list's lowest day and ignore the rest",
-                    _DOW,
-                    part,
-                    offset,
-                    "use one schedule per term",
-                    rewrites=reader.split(
-                        start, text, [part, ",".join(others)] if "#" not in "".join(others) else parts
-                    ),
-                )
-            if part.endswith("L"):
-                raise reader.fail(
-                    "L cannot be used in a list",
-                    _DOW,
-                    part,
-                    offset,
-                    "use one schedule per last weekday",
-                    rewrites=reader.split(start, text, [part, ",".join(p for p in parts if p != part)]),
-                )
-            offset += len(part) + 1
+    for part in listed(at._replace(token=upper)) if len(parts) > 1 else ():
+        if "L" in part.token or "W" in part.token:
+            raise reader.fail(
+                "L and W cannot be used in a list",
+                part,
+                "use a separate schedule for the special day",
+                rewrites=reader.split(at, [p for p in parts if p not in ("", part.token)] + [part.token]),
+            )
+    if upper == "L":
+        return [Item(ItemKind.LAST_DAY, 0)], MonthDays(before_last=0)
+    if upper == "LW":
+        return [Item(ItemKind.LAST_WEEKDAY)], MonthDays(last_weekday=True)
+    if upper.startswith("L-"):
+        rest = upper[2:]
+        if rest.endswith("W"):
+            raise reader.fail(
+                "L-n cannot be combined with W", at, "use LW for the last weekday, or L-n for a day before the last day"
+            )
+        if not _DIGITS.fullmatch(rest) or not 1 <= int(rest) <= 30:
+            raise reader.fail("offset after L must be 1-30", at, "L-1 is the day before the last day")
+        return [Item(ItemKind.LAST_DAY, int(rest))], MonthDays(before_last=int(rest))
+    if upper.endswith("W") and _DIGITS.fullmatch(upper[:-1]):
+        n = int(upper[:-1])
+        if 29 <= n <= 31:
+            raise reader.fail(
+                f"{n}W is not accepted: Quartz and cron-utils disagree when day {n} does not exist",
+                at,
+                "for the last weekday of every month" if n == 31 else "for the last weekday write LW",
+                "LW" if n == 31 else None,
+            )
+        if not 1 <= n <= 28:
+            raise reader.fail("day before W must be 1-28", at)
+        return [Item(ItemKind.NEAREST_WEEKDAY, n)], MonthDays(nearest_weekday=n)
+    raise reader.fail("not a valid use of L or W", at, "valid forms are L, L-n (n 1-30), nW (n 1-28) and LW")
+
+
+def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
+    """Quartz day-of-week: plain list (wrap-around allowed), L alone, nL or n#k. None means every day."""
+    upper = at.token.upper()
+    parts = upper.split(",")
+    for part in listed(at._replace(token=upper)) if len(parts) > 1 else ():
+        others = [p for p in parts if p != part.token]
+        if "#" in part.token:
+            raise reader.fail(
+                "Quartz 2.3.2 refuses more than one # term"
+                if sum("#" in p for p in parts) > 1
+                else "'#' cannot be used in a list: Quartz 2.3.2 would fire only on that occurrence of the "
+                "list's lowest day and ignore the rest",
+                part,
+                "use one schedule per term",
+                rewrites=reader.split(at, [part.token, ",".join(others)] if "#" not in "".join(others) else parts),
+            )
+        if part.token.endswith("L"):
+            raise reader.fail(
+                "L cannot be used in a list",
+                part,
+                "use one schedule per last weekday",
+                rewrites=reader.split(at, [part.token, ",".join(others)]),
+            )
     if upper == "L":
         return [Item(ItemKind.VALUE, 7)], WeekDays(every=frozenset({_py_weekday(7, False)}))
     ranged = re.fullmatch(r"([0-9A-Z]+)-([0-9A-Z]+)(#[0-9]+|L)", upper, re.ASCII)
     if ranged:
-        a = reader.value(_DOW, ranged.group(1), text, start)
-        b = reader.value(_DOW, ranged.group(2), text, start)
+        a = reader.value(ranged.group(1), at)
+        b = reader.value(ranged.group(2), at)
         days = reader.cycle(_DOW, a, b, 1) if a > b else list(range(a, b + 1))
         raise reader.fail(
             f"{ranged.group(3)[0]} takes a single day, not a range",
-            _DOW,
-            text,
-            start,
+            at,
             "use one schedule per day",
-            rewrites=reader.split(start, text, [f"{d}{ranged.group(3)}" for d in days]),
+            rewrites=reader.split(at, [f"{d}{ranged.group(3)}" for d in days]),
         )
     if upper.startswith("L-"):
-        raise reader.fail("L-n belongs in day-of-month", _DOW, text, start, "for the last day n of the month write nL")
+        raise reader.fail("L-n belongs in day-of-month", at, "for the last day n of the month write nL")
     if "#" in upper:
         day_text, _, k_text = upper.partition("#")
-        v = reader.value(_DOW, day_text, text, start)
+        v = reader.value(day_text, at)
         if not _DIGITS.fullmatch(k_text) or not 1 <= int(k_text) <= 5:
-            raise reader.fail("the number after # must be 1-5", _DOW, text, start, "6#3 is the third Friday")
+            raise reader.fail("the number after # must be 1-5", at, "6#3 is the third Friday")
         k = int(k_text)
         return [Item(ItemKind.NTH_WEEKDAY, v, nth=k)], WeekDays(nth=frozenset({(_py_weekday(v, False), k)}))
     if upper.endswith("L") and (_DIGITS.fullmatch(upper[:-1]) or upper[:-1] in _QUARTZ_DOW_NAMES):
-        v = reader.value(_DOW, upper[:-1], text, start)
+        v = reader.value(upper[:-1], at)
         return [Item(ItemKind.LAST_OF_WEEKDAY, v)], WeekDays(last=frozenset({_py_weekday(v, False)}))
-    items, values = reader.field(_DOW, text, start)
-    if items == [ALL]:
-        return items, None
-    return items, WeekDays(every=frozenset(_py_weekday(v, False) for v in values))
+    items, values = reader.field(at)
+    return items, None if items == [ALL] else WeekDays(every=frozenset(_py_weekday(v, False) for v in values))

@@ -12,7 +12,7 @@ from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _PRESETS, _TOKEN, Dialect
 from hops_timetable.core.cron.form import ParsedCron
 from hops_timetable.core.cron.quartz import parse_quartz
-from hops_timetable.core.cron.reader import FieldReader, Refusal
+from hops_timetable.core.cron.reader import FieldReader, Place, Refusal
 from hops_timetable.core.cron.unix import parse_unix
 
 __all__ = ["parse"]
@@ -75,19 +75,18 @@ def _read(source: str) -> ParsedCron:
         dialect = "preset"
         reader = FieldReader(_PRESETS[preset])
     matches = list(_TOKEN.finditer(reader.expression))
-    tokens = [m.group() for m in matches]
-    starts = [m.start() + 1 for m in matches]
-    if len(tokens) == 5:
-        reader.unix = True
-        reader.refuse_long_numbers(tokens, starts, (_MIN, _HOUR, _DOM, _MON, _DOW))
-        return parse_unix(reader, source, tokens, starts, "unix" if dialect == "quartz" else dialect)
-    if len(tokens) in (6, 7):
-        reader.refuse_long_numbers(tokens, starts, tuple(range(len(tokens))))
-        return parse_quartz(reader, source, tokens, starts)
-    raise reader.fail(
-        f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(tokens)}",
-        hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
-    )
+    if len(matches) not in (5, 6, 7):
+        raise reader.fail(
+            f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(matches)}",
+            hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
+        )
+    reader.unix = len(matches) == 5
+    fields = (_MIN, _HOUR, _DOM, _MON, _DOW) if reader.unix else range(len(matches))
+    places = [Place(f, m.group(), m.start() + 1) for f, m in zip(fields, matches, strict=True)]
+    reader.refuse_long_numbers(places)
+    if reader.unix:
+        return parse_unix(reader, source, places, "unix" if dialect == "quartz" else dialect)
+    return parse_quartz(reader, source, places)
 
 
 def _is_odd_space(ch: str) -> bool:

@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import re
 
-from hops_timetable.core.cron.fields import _DIGITS, _DOM, _DOW, _HOUR, _MIN, _MON, _TOKEN, Dialect, _py_weekday
+from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _TOKEN, Dialect, _py_weekday
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.reader import FieldReader, compress
+from hops_timetable.core.cron.reader import FieldReader, Place, Refusal, compress, listed
 
 __all__ = ["parse_unix"]
 
 
-def parse_unix(reader: FieldReader, source: str, tokens: list[str], starts: list[int], dialect: Dialect) -> ParsedCron:
-    """The parsed form of a 5-field expression whose ``tokens`` begin at ``starts`` in ``reader``'s text."""
+def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: Dialect) -> ParsedCron:
+    """The parsed form of a 5-field expression whose fields (minute first) are ``places`` in ``reader``'s text."""
     sets: dict[int, set[int]] = {}
     items: list[list[Item]] = [[Item(ItemKind.VALUE, 0)], [], [], [], [], [], [ALL]]
-    # UNIX order: minute hour day-of-month month day-of-week
-    for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
-        items[f], sets[f] = reader.field(f, tokens[i], starts[i])
-    dom_raw, dow_raw = tokens[2], tokens[4]
-    items[_DOM], dom_values, dom_special = _unix_dom(reader, dom_raw, starts[2], dow_raw)
-    items[_DOW], dow_values, dow_special = _unix_dow(reader, dow_raw, starts[4], dom_raw)
+    for at in (places[0], places[1], places[3]):
+        items[at.field], sets[at.field] = reader.field(at)
+    dom_raw, dow_raw = places[2].token, places[4].token
+    items[_DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw)
+    items[_DOW], dow_values, dow_special = _unix_dow(reader, places[4], dom_raw)
     weekdays = {v % 7 for v in dow_values}
     # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
     # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
@@ -38,7 +37,7 @@ def parse_unix(reader: FieldReader, source: str, tokens: list[str], starts: list
         items[_DOM] = [ANY]
     elif dow is None:
         items[_DOW] = [ANY]
-    upper = [t.upper() for t in tokens]
+    upper = [at.token.upper() for at in places]
     # The Quartz spelling: the user's token where Quartz reads it the same, else the values it denotes.
     time_q = [
         "*" if items[f] == [ALL] else upper[i] if _same_in_quartz(items[f], upper[i]) else compress(list(sets[f]))
@@ -90,13 +89,12 @@ def parse_unix(reader: FieldReader, source: str, tokens: list[str], starts: list
     )
 
 
-def _unix_dom(
-    reader: FieldReader, text: str, start: int, dow_text: str
-) -> tuple[list[Item], set[int], MonthDays | None]:
+def _unix_dom(reader: FieldReader, at: Place, dow_text: str) -> tuple[list[Item], set[int], MonthDays | None]:
     """5-field day-of-month: a plain list, ``L`` (also in a list), ``a-L``, ``nW``/``Wn``, or ``?``.
 
     Returns the items, the plain days, and the day rule (None: a plain set, decided by the caller).
     """
+    text = at.token
     upper = text.upper()
     if upper == "?":
         return [ALL], set(range(1, 32)), None
@@ -104,40 +102,26 @@ def _unix_dom(
     if w:
         n = int(w.group(1) or w.group(2))
         if not 1 <= n <= 31:
-            raise reader.fail(f"day {n} before W is out of range 1-31", _DOM, text, start)
+            raise reader.fail(f"day {n} before W is out of range 1-31", at)
         if n >= 29:
             why = (
                 f"croniter (and so Airflow) reads {text!r} as the weekday nearest day {n}, or nearest the "
                 "last day in shorter months, which differs from Quartz"
             )
-            if n == 31:
-                # Nearest weekday to the last day is always the last weekday.
+            if n == 31:  # the weekday nearest the last day is always the last weekday
+                last_weekday = (_quartz_rewrite(reader, dom="LW"),)
                 raise reader.fail(
-                    why,
-                    _DOM,
-                    text,
-                    start,
-                    "for that reading, the last weekday, write Quartz cron",
-                    rewrites=(_quartz_rewrite(reader, dom="LW"),),
+                    why, at, "for that reading, the last weekday, write Quartz cron", rewrites=last_weekday
                 )
-            raise reader.fail(why, _DOM, text, start, "write the days it should fire on, or LW in Quartz cron")
+            raise reader.fail(why, at, "write the days it should fire on, or LW in Quartz cron")
         if dow_text not in ("*", "?"):
-            raise reader.fail(
-                f"with {text!r} croniter (and so Airflow) does not OR the day fields: it ignores day-of-week "
-                f"{dow_text!r}",
-                _DOM,
-                text,
-                start,
-                "for either day",
-                rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
-            )
+            raise _not_ored(reader, at, f"it ignores day-of-week {dow_text!r}")
         return [Item(ItemKind.NEAREST_WEEKDAY, n)], set(), MonthDays(nearest_weekday=n)
     items: list[Item] = []
     values: set[int] = set()
     last = False
-    offset = start
-    for part in upper.split(","):
-        raw = text[offset - start : offset - start + len(part)]
+    for raw in listed(at):
+        part = raw.token.upper()
         if part == "L":
             last = True
             items.append(Item(ItemKind.LAST_DAY, 0))
@@ -146,159 +130,126 @@ def _unix_dom(
             if m is None:
                 raise reader.fail(
                     "not a valid use of L in 5-field cron",
-                    _DOM,
                     raw,
-                    offset,
                     "5-field cron takes L (the last day), L in a list and a-L; for L-n write Quartz cron",
                 )
-            a = reader.value(_DOM, m.group(1), raw, offset)
+            a = reader.value(m.group(1), raw)
             if m.group(2):
-                step = reader.step(_DOM, m.group(3), raw, offset)
+                step = reader.step(m.group(3), raw)
                 raise reader.fail(
-                    f"croniter (and so Airflow) reads {raw!r} as {a}-31/{step}, counting the step from day {a} "
+                    f"croniter (and so Airflow) reads {raw.token!r} as {a}-31/{step}, counting the step from day {a} "
                     "whatever the month's length",
-                    _DOM,
                     raw,
-                    offset,
                     "for that reading",
                     f"{a}-31/{step}",
                 )
             if a == 31:
                 raise reader.fail(
                     "croniter (and so Airflow) reads 31-L as an equal range, the whole month",
-                    _DOM,
                     raw,
-                    offset,
                     "for the last day write L; for croniter's reading",
                     "1-31",
                 )
             items.append(Item(ItemKind.RANGE, a, 31, 1))
             values.update(range(a, 32))
         elif "W" in part or "#" in part or part == "?":
-            raise reader.fail(
-                "W can only stand alone in day-of-month" if "W" in part else f"{part!r} is not valid here",
-                _DOM,
-                raw,
-                offset,
-            )
+            why = "W can only stand alone in day-of-month" if "W" in part else f"{part!r} is not valid here"
+            raise reader.fail(why, raw)
         else:
-            item_items, item_values = reader.field(_DOM, raw, offset)
+            item_items, item_values = reader.field(raw)
             items.extend(item_items)
             values.update(item_values)
-        offset += len(part) + 1
     if _has_star(text):
         return [ALL], set(range(1, 32)), None
     if not last:
         return items, values, None
     if len(values) == 30 and "*" in dow_text:
-        raise reader.fail(
-            "croniter (and so Airflow) counts 31 entries here and reads the field as every day",
-            _DOM,
-            text,
-            start,
-            "for that reading",
-            "*",
-        )
+        why = "croniter (and so Airflow) counts 31 entries here and reads the field as every day"
+        raise reader.fail(why, at, "for that reading", "*")
     return items, values, MonthDays(days=frozenset(values), before_last=0)
 
 
-def _unix_dow(
-    reader: FieldReader, text: str, start: int, dom_text: str
-) -> tuple[list[Item], set[int], WeekDays | None]:
+def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item], set[int], WeekDays | None]:
     """5-field day-of-week: a plain list, ``?``, or n#k / name#k / Ln terms (not mixed with plain days)."""
+    text = at.token
     upper = text.upper()
     if upper == "?":
         return [ALL], set(range(0, 8)), None
     parts = upper.split(",")
     if not any("#" in p or "L" in p for p in parts):
-        plain_items, values = reader.field(_DOW, text, start)
+        plain_items, values = reader.field(at)
         return plain_items, values, None
     items: list[Item] = []
     nth: set[tuple[int, int]] = set()
     lasts: set[int] = set()
-    offset = start
     plain: list[str] = []
-    for part in parts:
-        raw = text[offset - start : offset - start + len(part)]
+    for raw in listed(at):
+        part = raw.token.upper()
         ranged = re.fullmatch(r"([A-Z]{3})-([A-Z]{3})#([0-9]+)", part, re.ASCII)
         m = re.fullmatch(r"([A-Z]{3}|[0-9]+)#([0-9]+)", part, re.ASCII)
         lm = re.fullmatch(r"L([0-9]+)", part, re.ASCII)
         if ranged:
-            a = reader.value(_DOW, ranged.group(1), raw, offset) % 7
-            b = reader.value(_DOW, ranged.group(2), raw, offset) % 7
+            a = reader.value(ranged.group(1), raw) % 7
+            b = reader.value(ranged.group(2), raw) % 7
             k = ranged.group(3)
             days = reader.croniter_wrap(_DOW, a, b, 1) if a > b else list(range(a, b + 1))
             raise reader.fail(
-                f"croniter (and so Airflow) reads {raw!r} as occurrence {k} of each of those days in the "
+                f"croniter (and so Airflow) reads {raw.token!r} as occurrence {k} of each of those days in the "
                 f"month, not as the {k}th of them",
-                _DOW,
                 raw,
-                offset,
                 "for that reading",
                 ",".join(f"{d}#{k}" for d in days),
             )
         if m:
-            v = reader.value(_DOW, m.group(1), raw, offset)
-            if not _DIGITS.fullmatch(m.group(2)) or not 1 <= int(m.group(2)) <= 5:
-                raise reader.fail("the number after # must be 1-5", _DOW, raw, offset, "5#3 is the third Friday")
-            k = int(m.group(2))
-            nth.add((_py_weekday(v % 7, True), k))
-            items.append(Item(ItemKind.NTH_WEEKDAY, v % 7, nth=k))
+            v = reader.value(m.group(1), raw)
+            if not 1 <= int(m.group(2)) <= 5:
+                raise reader.fail("the number after # must be 1-5", raw, "5#3 is the third Friday")
+            nth.add((_py_weekday(v % 7, True), int(m.group(2))))
+            items.append(Item(ItemKind.NTH_WEEKDAY, v % 7, nth=int(m.group(2))))
         elif lm:
-            v = reader.value(_DOW, lm.group(1), raw, offset)
+            v = reader.value(lm.group(1), raw)
             lasts.add(_py_weekday(v % 7, True))
             items.append(Item(ItemKind.LAST_OF_WEEKDAY, v % 7))
         elif re.fullmatch(r"([A-Z]{3}|[0-9]+)L", part, re.ASCII):
             raise reader.fail(
                 "croniter (and so Airflow) writes the last such day of the month as L followed by the number",
-                _DOW,
                 raw,
-                offset,
                 "for the last of that day",
-                "L" + str(reader.value(_DOW, part[:-1], raw, offset) % 7),
+                "L" + str(reader.value(part[:-1], raw) % 7),
             )
         elif "#" in part or "L" in part:
             raise reader.fail(
-                f"{raw!r} is not a valid day-of-week term",
-                _DOW,
+                f"{raw.token!r} is not a valid day-of-week term",
                 raw,
-                offset,
                 "5-field cron takes n#k (the k-th day n of the month) and Ln (the last day n)",
             )
         else:
             plain.append(part)
-        offset += len(part) + 1
     if plain:
-        special = [p for p in parts if p not in plain]
+        special = ",".join(p for p in parts if p not in plain)
         if "*" in plain:
             # croniter accepts '*' next to n#k/Ln terms and then fires on those terms alone.
-            raise reader.fail(
-                f"croniter (and so Airflow) reads {text!r} as {','.join(special)!r} alone: it drops the '*'",
-                _DOW,
-                text,
-                start,
-                "for that reading",
-                rewrites=(reader.replaced(start, text, ",".join(special)),),
-            )
+            why = f"croniter (and so Airflow) reads {text!r} as {special!r} alone: it drops the '*'"
+            raise reader.fail(why, at, "for that reading", special)
         raise reader.fail(
             "croniter (and so Airflow) refuses to mix plain days with n#k or Ln terms",
-            _DOW,
-            text,
-            start,
+            at,
             "use one schedule for each kind",
-            rewrites=reader.split(start, text, [",".join(special), ",".join(plain)]),
+            rewrites=reader.split(at, [special, ",".join(plain)]),
         )
     if dom_text not in ("*", "?"):
-        raise reader.fail(
-            f"with {text!r} croniter (and so Airflow) does not OR the day fields: it ignores day-of-month "
-            f"{dom_text!r}, or finds no date at all",
-            _DOW,
-            text,
-            start,
-            "for either day",
-            rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
-        )
+        raise _not_ored(reader, at, f"it ignores day-of-month {dom_text!r}, or finds no date at all")
     return items, set(), WeekDays(nth=frozenset(nth), last=frozenset(lasts))
+
+
+def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
+    """Day fields that croniter does not OR, with day-of-week or day-of-month unrestricted as the rewrites."""
+    return reader.fail(
+        f"with {at.token!r} croniter (and so Airflow) does not OR the day fields: {ignored}",
+        at,
+        "for either day",
+        rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
+    )
 
 
 def _unix_replaced(reader: FieldReader, index: int, text: str) -> str:
@@ -313,7 +264,7 @@ def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
     fields = _TOKEN.findall(reader.expression)
     spelled = []
     for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
-        items, values = reader.field(f, fields[i], 1)
+        items, values = reader.field(Place(f, fields[i], 1))
         spelled.append("*" if items == [ALL] else compress(list(values)))
     return " ".join(["0", spelled[0], spelled[1], dom, spelled[2], "?"])
 
