@@ -1,23 +1,18 @@
 """A 5-field cron checked against the croniter installed beside Airflow, when a schedule is built.
 
-Airflow evaluates 5-field cron with croniter, and croniter's readings changed between the releases that Airflow 3's
-minors pin: croniter 6.0 (Airflow 3.0 and 3.1) refuses the day-of-month ``W``, skips the first fire of a
-day-of-month step after a short month and reads ``L`` listed with day 29, 30 or 31 as that day alone; 6.2 and 7
-(Airflow 3.2 on) do not. The cron engine (:mod:`hops_timetable.core.cron`) reads 5-field cron as the newest croniter
-does, and it never imports croniter (the core is the standard library only). So a 5-field expression is accepted only
-when the croniter installed here accepts it and fires on the same instants; otherwise the schedule is refused with
-the first instant where the two differ and how to rewrite it. Quartz expressions and ``@`` presets are not checked:
-no croniter evaluates them (presets are plain 5-field cron every croniter reads alike).
+Airflow evaluates 5-field cron with croniter, whose readings changed between the releases Airflow 3's minors pin:
+croniter 6.0 (Airflow 3.0 and 3.1) refuses the day-of-month ``W``, skips the first fire of a day-of-month step after a
+short month and reads ``L`` listed with day 29, 30 or 31 as that day alone; 6.2 and 7 (Airflow 3.2 on) do not. The
+engine reads 5-field cron as the newest croniter does and never imports it (the core is the standard library only),
+so a 5-field expression is accepted only when the installed croniter accepts it and fires on the same instants;
+otherwise the schedule is refused with the first instant where they differ and how to rewrite it. Quartz expressions
+and ``@`` presets are not checked: no croniter evaluates Quartz, and every croniter reads the presets alike.
 
-What is compared, from a fixed instant so that the answer is the same on every machine and every day:
-
-* the expression's first :data:`FIRST_FIRES` fires;
-* when a day field holds more than plain values, ranges and lists (a step, ``L``, ``W`` or ``#`` in either), the
-  fires of its day rule (the expression at midnight) over :data:`DAY_RULE_YEARS` years, a leap year and every month
-  length and month-to-month transition among them, at most :data:`DAY_RULE_FIRES` of them.
-
-croniter takes 0.1 to 0.4 ms a fire, so the second check is kept to the expressions where croniter releases are
-known to differ, and each expression is checked once per process.
+Compared from a fixed instant, so that the answer is the same on every machine and day: the first
+:data:`FIRST_FIRES` fires and, when a day field holds more than plain values, ranges and lists (a step, ``L``, ``W``
+or ``#``), the fires of its day rule (the expression at midnight) over :data:`DAY_RULE_YEARS` years, at most
+:data:`DAY_RULE_FIRES`. croniter takes 0.1 to 0.4 ms a fire: hence the second check only where croniter releases are
+known to differ, and each expression checked once per process.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import format_hops_time
 
-__all__ = ["DAY_RULE_FIRES", "DAY_RULE_YEARS", "FIRST_FIRES", "check_with_croniter", "croniter_version"]
+__all__ = ["DAY_RULE_FIRES", "DAY_RULE_YEARS", "FIRST_FIRES", "check_with_croniter"]
 
 FIRST_FIRES = 16
 """How many first fires of the expression are compared."""
@@ -44,12 +39,6 @@ _FROM = datetime(2024, 1, 1, tzinfo=timezone.utc)
 _DAY_RULE_END = _FROM.replace(year=_FROM.year + DAY_RULE_YEARS)
 # A day field of plain values, names, ranges and lists: every croniter release Airflow 3 pins reads it alike.
 _PLAIN_DAYS = re.compile(r"[0-9A-KM-VX-Za-km-vx-z*?,\-]+")
-
-
-@functools.lru_cache(maxsize=1)
-def croniter_version() -> str:
-    """The installed croniter's version (read for a refusal's words only: reading it costs tens of ms)."""
-    return importlib.metadata.version("croniter")
 
 
 def check_with_croniter(cron: QuartzCron, name: str = "cron_expression") -> None:
@@ -108,8 +97,10 @@ def _first_difference(
     return None
 
 
+@functools.lru_cache(maxsize=1)
 def _whose() -> str:
-    return f"croniter {croniter_version()}, with which Airflow evaluates 5-field cron,"
+    # The installed version is read for a refusal's words only: reading it costs tens of ms.
+    return f"croniter {importlib.metadata.version('croniter')}, with which Airflow evaluates 5-field cron,"
 
 
 def _shown(value: datetime | None) -> str:

@@ -32,8 +32,7 @@ def utc_fields(dt: datetime) -> tuple[_Fields, int]:
     return (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second), dt.microsecond
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Calendar tables. Which days of a month fire depends only on the month, its first weekday and (for
+# Which days of a month fire depends only on the month, its first weekday and (for
 # February) leap-ness, so day sets are cached per such "month shape": at most 12 * 7 * 2 keys. The Gregorian
 # calendar repeats every 400 years (146,097 days, a whole number of weeks), so one cycle describes every year.
 
@@ -44,9 +43,6 @@ _MONTH_SHAPE: tuple[int, ...] = tuple(
     for m in range(1, 13)
 )
 _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-# ---------------------------------------------------------------------------------------------------------
-# Day sets
 
 
 def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from hops_timetable.core.cron import explain
 from hops_timetable.core.cron.days import _CYCLE, _MONTH_SHAPE, _day_set, _Fields, utc_fields
 from hops_timetable.core.cron.fields import LAST_YEAR, MIN_YEAR, UTC, Dialect
-from hops_timetable.core.cron.form import MonthDays, ParsedCron, WeekDays
+from hops_timetable.core.cron.form import ParsedCron
 from hops_timetable.core.cron.syntax import parse
 from hops_timetable.core.validation import ArgumentError
 
@@ -42,21 +42,13 @@ class QuartzCron:
     source: str
     dialect: Dialect
     parsed: ParsedCron
-    _seconds: tuple[int, ...]
-    _minutes: tuple[int, ...]
-    _hours: tuple[int, ...]
-    _months: tuple[int, ...]
     _years: tuple[int, ...]
     _mset: frozenset[int]
     _yset: frozenset[int]
     _open: bool
-    _dom: MonthDays | None
-    _dow: WeekDays | None
     _cache: dict[int, tuple[int, ...]]
     _first: _Fields | None
     _last: _Fields | None
-    _first_dt: datetime | None
-    _last_dt: datetime | None
 
     def __init__(self, expression: str) -> None:
         parsed = parse(expression)
@@ -66,27 +58,19 @@ class QuartzCron:
         setattr_(self, "expression", parsed.expression)
         setattr_(self, "dialect", parsed.dialect)
         setattr_(self, "_cache", {})
-        setattr_(self, "_seconds", parsed.seconds)
-        setattr_(self, "_minutes", parsed.minutes)
-        setattr_(self, "_hours", parsed.hours)
-        setattr_(self, "_months", parsed.months)
         setattr_(self, "_mset", frozenset(parsed.months))
         years = parsed.years
         setattr_(self, "_open", years is None)
         setattr_(self, "_years", _ALL_YEARS_TUPLE if years is None else years)
         setattr_(self, "_yset", _ALL_YEARS if years is None else frozenset(years))
-        setattr_(self, "_dom", parsed.dom)
-        setattr_(self, "_dow", parsed.dow)
         first: _Fields | None = None
         last: _Fields | None = None
         # An open calendar that fires in none of the month shapes (all occur in 2000-2027) never fires: no search.
-        if not self._open or any(self._days(y, m) for y in range(2000, 2028) for m in self._months):
+        if not self._open or any(self._days(y, m) for y in range(2000, 2028) for m in parsed.months):
             first = self._search((MIN_YEAR - 1, 12, 31, 23, 59, 59), True)
             last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False)
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
-        setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
-        setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
 
     # -- equality, pickling -----------------------------------------------------------------
 
@@ -110,7 +94,7 @@ class QuartzCron:
         shape = _MONTH_SHAPE[(year % _CYCLE) * 12 + month - 1]
         days = self._cache.get(shape)
         if days is None:
-            days = _day_set(self._dom, self._dow, shape)
+            days = _day_set(self.parsed.dom, self.parsed.dow, shape)
             self._cache[shape] = days
         return days
 
@@ -123,7 +107,7 @@ class QuartzCron:
             (bisect_left, bisect_right, 0, 1, 0) if forward else (bisect_right, bisect_left, -1, -1, -1)
         )
         y, mo, d, h, mi, s = t
-        hours, minutes, seconds = self._hours, self._minutes, self._seconds
+        hours, minutes, seconds = self.parsed.hours, self.parsed.minutes, self.parsed.seconds
         if y in self._yset and mo in self._mset:
             days = self._days(y, mo)
             k = at(days, d) + off
@@ -144,7 +128,7 @@ class QuartzCron:
                 k += step
             if 0 <= k < len(days):
                 return (y, mo, days[k], hours[edge], minutes[edge], seconds[edge])
-        years, months = self._years, self._months
+        years, months = self._years, self.parsed.months
         yi = at(years, y) + off
         j = past(months, mo) + off if 0 <= yi < len(years) and years[yi] == y else edge % len(months)
         # Consecutive years repeat every 400: a whole cycle without a firing day means there is none.
@@ -171,7 +155,7 @@ class QuartzCron:
             return None
         first = self._first
         if first is not None and t < first:
-            return self._first_dt
+            return self.first_fire
         found = self._search(t, True)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -185,7 +169,7 @@ class QuartzCron:
             return None
         last = self._last
         if last is not None and (t >= last if inclusive else t > last):
-            return self._last_dt
+            return self.last_fire
         found = self._search(t, False, inclusive)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -200,7 +184,7 @@ class QuartzCron:
         fire = self.prev_before(dt)
         if fire is None or n == 1:
             return fire
-        hours, minutes, seconds = self._hours, self._minutes, self._seconds
+        hours, minutes, seconds = self.parsed.hours, self.parsed.minutes, self.parsed.seconds
         per_hour = len(minutes) * len(seconds)
         per_day = len(hours) * per_hour
         index = (
@@ -246,7 +230,7 @@ class QuartzCron:
 
     def _firing_day_before(self, y: int, mo: int, d: int, count: int) -> tuple[int, int, int] | None:
         """The ``count``-th firing day strictly before day ``d`` of ``y``-``mo``."""
-        years, months = self._years, self._months
+        years, months = self._years, self.parsed.months
         while True:
             if y in self._yset and mo in self._mset:
                 days = self._days(y, mo)
@@ -271,9 +255,9 @@ class QuartzCron:
             micro == 0
             and y in self._yset
             and mo in self._mset
-            and h in self._hours
-            and mi in self._minutes
-            and s in self._seconds
+            and h in self.parsed.hours
+            and mi in self.parsed.minutes
+            and s in self.parsed.seconds
             and d in self._days(y, mo)
         )
 
@@ -284,12 +268,12 @@ class QuartzCron:
     @property
     def first_fire(self) -> datetime | None:
         """The earliest fire time (none precede 1970), or None."""
-        return self._first_dt
+        return None if self._first is None else datetime(*self._first, tzinfo=UTC)
 
     @property
     def last_fire(self) -> datetime | None:
         """The latest fire time, or None. Without a year restriction it lies in year 9999."""
-        return self._last_dt
+        return None if self._last is None else datetime(*self._last, tzinfo=UTC)
 
     # -- explanation (hops_timetable.core.cron.explain) ----------------------------------------------------
 
@@ -304,7 +288,7 @@ class QuartzCron:
     def lints(self, now: datetime | None = None) -> list[str]:
         """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
         next_fire = self.next_after(now if now is not None else datetime.now(UTC))
-        return explain.lints(self.parsed, last_fire=self._last_dt, next_fire=next_fire)
+        return explain.lints(self.parsed, last_fire=self.last_fire, next_fire=next_fire)
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -29,16 +29,11 @@ __all__ = ["describe", "fields", "lints"]
 
 def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
     """(field name, token, English meaning) for each field of the Quartz form of the expression."""
-    rows: list[tuple[str, str, str]] = []
-    for f in range(7):
-        token = cron.tokens[f]
-        rows.append((_FIELD_NAMES[f], token, _field_meaning(f, cron.items[f], cron.dialect != "quartz")))
-    if cron.dom is not None and cron.dow is not None:
-        rows = [
-            (name, token, meaning + (" (either day field may match)" if name.startswith("day-") else ""))
-            for name, token, meaning in rows
-        ]
-    return rows
+    either = " (either day field may match)" if cron.dom is not None and cron.dow is not None else ""
+    return [
+        (name, token, _field_meaning(f, items, cron.dialect != "quartz") + (either if f in (_DOM, _DOW) else ""))
+        for f, (name, token, items) in enumerate(zip(_FIELD_NAMES, cron.tokens, cron.items, strict=True))
+    ]
 
 
 def describe(cron: ParsedCron) -> str:
@@ -110,7 +105,7 @@ def _join(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-_UNIT = {_SEC: "second", _MIN: "minute", _HOUR: "hour", _DOM: "day", _MON: "month", _DOW: "day", _YEAR: "year"}
+_UNIT = ("second", "minute", "hour", "day", "month", "day", "year")  # by field number
 
 
 def _item_phrase(field: int, item: Item, unix: bool) -> str:
@@ -120,12 +115,11 @@ def _item_phrase(field: int, item: Item, unix: bool) -> str:
     kind = item.kind
     if kind is ItemKind.VALUE:
         return w(item.value)
-    if kind is ItemKind.WRAP:
-        return f"{w(item.value)} through {w(item.end)}"
-    if kind is ItemKind.RANGE:
-        if item.step == 1:
-            return f"{w(item.value)} through {w(item.end)}"
-        return f"every {item.step} {_UNIT[field]}s from {w(item.value)} through {w(item.end)}"
+    if kind is ItemKind.RANGE or kind is ItemKind.WRAP:
+        through = f"{w(item.value)} through {w(item.end)}"
+        return (
+            through if kind is ItemKind.WRAP or item.step == 1 else f"every {item.step} {_UNIT[field]}s from {through}"
+        )
     if kind is ItemKind.ALL:
         return "every value"
     if kind is ItemKind.ANY:
@@ -144,15 +138,7 @@ def _item_phrase(field: int, item: Item, unix: bool) -> str:
     unhandled(kind)
 
 
-_DAY_SPECIALS = frozenset(
-    {
-        ItemKind.LAST_DAY,
-        ItemKind.NEAREST_WEEKDAY,
-        ItemKind.LAST_WEEKDAY,
-        ItemKind.LAST_OF_WEEKDAY,
-        ItemKind.NTH_WEEKDAY,
-    }
-)
+_DAY_SPECIALS = frozenset(ItemKind) - {ItemKind.ALL, ItemKind.ANY, ItemKind.VALUE, ItemKind.RANGE, ItemKind.WRAP}
 
 
 def _list_phrase(field: int, items: tuple[Item, ...], unix: bool, single_prefix: str, multi_prefix: str) -> str:
@@ -190,10 +176,6 @@ def _dow_phrase(items: tuple[Item, ...], unix: bool) -> str:
     return _list_phrase(_DOW, items, unix, "only on ", "on ")
 
 
-def _hms(h: int, m: int, s: int) -> str:
-    return f"{h:02d}:{m:02d}:{s:02d}"
-
-
 def _every_step(values: tuple[int, ...], span: int) -> int | None:
     """The n for which values are exactly 0, n, 2n, ... below span (n == 1: every value)."""
     if len(values) < 2 or values[0] != 0:
@@ -208,7 +190,7 @@ def _describe_time(
     all_hours = len(hours) == 24
     if len(seconds) == 1 and len(minutes) == 1 and len(hours) * len(minutes) <= 6 and not all_hours:
         s, m = seconds[0], minutes[0]
-        return "At " + _join([_hms(h, m, s) for h in hours])
+        return "At " + _join([f"{h:02d}:{m:02d}:{s:02d}" for h in hours])
     sec_step = _every_step(seconds, 60)
     min_step = _every_step(minutes, 60)
     hour_phrase = "" if all_hours else _hour_window(hours, items[_HOUR])
@@ -248,6 +230,5 @@ def _field_meaning(field: int, items: tuple[Item, ...], unix: bool) -> str:
         return _dom_phrase(items)
     if field == _DOW:
         return _dow_phrase(items, unix)
-    single = {_SEC: "second ", _MIN: "minute ", _HOUR: "hour ", _MON: "", _YEAR: ""}[field]
-    multi = {_SEC: "seconds ", _MIN: "minutes ", _HOUR: "hours ", _MON: "", _YEAR: ""}[field]
-    return _list_phrase(field, items, unix, single, multi)
+    single = f"{_UNIT[field]} " if field in (_SEC, _MIN, _HOUR) else ""
+    return _list_phrase(field, items, unix, single, single.replace(" ", "s "))

@@ -20,13 +20,6 @@ Dialect = Literal["quartz", "unix", "preset"]
 _FIELD_NAMES = ("second", "minute", "hour", "day-of-month", "month", "day-of-week", "year")
 _SEC, _MIN, _HOUR, _DOM, _MON, _DOW, _YEAR = range(7)
 
-_MONTH_NAMES = {
-    name: i + 1
-    for i, name in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"))
-}
-_QUARTZ_DOW_NAMES = {name: i + 1 for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
-_UNIX_DOW_NAMES = {name: i - 1 for name, i in _QUARTZ_DOW_NAMES.items()}
-_DAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTH_WORDS = (
     "January",
     "February",
@@ -41,6 +34,10 @@ _MONTH_WORDS = (
     "November",
     "December",
 )
+_DAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTH_NAMES = {word[:3].upper(): i + 1 for i, word in enumerate(_MONTH_WORDS)}
+_QUARTZ_DOW_NAMES = {name: i + 1 for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
+_UNIX_DOW_NAMES = {name: i - 1 for name, i in _QUARTZ_DOW_NAMES.items()}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 _PRESETS = {
