@@ -216,17 +216,16 @@ class QuartzCron:
             if following is None or following > last:
                 return n
             fire = following
+
+        def within(n: int) -> bool:
+            found = self.nth_before(end, n)
+            return found is not None and found >= first
+
         low, high = 64, 128
-        while (found := self.nth_before(end, high)) is not None and found >= first:
+        while within(high):
             low, high = high, high * 2
-        while high - low > 1:
-            middle = (low + high) // 2
-            found = self.nth_before(end, middle)
-            if found is not None and found >= first:
-                low = middle
-            else:
-                high = middle
-        return low
+        # The last n in [low, high) within: a bisection of the predicate, false from the first n past the count.
+        return low + bisect_left(range(low + 1, high), True, key=lambda n: not within(n))
 
     def _firing_day_before(self, y: int, mo: int, d: int, count: int) -> tuple[int, int, int] | None:
         """The ``count``-th firing day strictly before day ``d`` of ``y``-``mo``."""

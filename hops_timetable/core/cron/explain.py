@@ -66,17 +66,15 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
         out.append(f"the seconds field is {cron.tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
     if len(cron.seconds) > 1:
         out.append(f"fires {len(cron.seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
-    for f, span, unit in ((_SEC, 60, "second"), (_MIN, 60, "minute"), (_HOUR, 24, "hour"), (_MON, 12, "month")):
+    for f, span in ((_SEC, 60), (_MIN, 60), (_HOUR, 24), (_MON, 12)):
+        lo, unit = (1 if f == _MON else 0), _UNIT[f]
         for item in cron.items[f]:
-            lo = 1 if f == _MON else 0
-            if item.kind is ItemKind.RANGE and item.step > 1 and item.value == lo and item.end == lo + span - 1:
-                step = item.step
-                if span % step:
-                    gap = span - (span - 1) // step * step
-                    out.append(
-                        f"the {unit} step /{step} does not divide {span} evenly: the gap between the last "
-                        f"fire of one cycle and the first of the next is {gap} {unit}s, not {step}"
-                    )
+            step = item.step
+            if item.kind is ItemKind.RANGE and span % step and item.value == lo and item.end == lo + span - 1:
+                out.append(
+                    f"the {unit} step /{step} does not divide {span} evenly: the gap between the last fire of one "
+                    f"cycle and the first of the next is {span - (span - 1) // step * step} {unit}s, not {step}"
+                )
     if cron.dialect == "unix":
         if cron.dom is not None and cron.dow is not None:
             out.append(
@@ -93,10 +91,6 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
     elif next_fire is None:
         out.append(f"never fires again: the last fire time was {last_fire}")
     return out
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Prose helpers
 
 
 def _join(words: list[str]) -> str:

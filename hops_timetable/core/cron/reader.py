@@ -130,17 +130,11 @@ class FieldReader:
             return (0, 7) if self.unix else (1, 7)
         return ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (MIN_YEAR, MAX_YEAR))[field]
 
-    def names(self, field: int) -> dict[str, int] | None:
-        if field == _MON:
-            return _MONTH_NAMES
-        if field == _DOW:
-            return _UNIX_DOW_NAMES if self.unix else _QUARTZ_DOW_NAMES
-        return None
-
     def value(self, text: str, at: Place) -> int:
         lo, hi = self.bounds(at.field)
         upper = text.upper()
-        names = self.names(at.field)
+        dow_names = _UNIX_DOW_NAMES if self.unix else _QUARTZ_DOW_NAMES
+        names = _MONTH_NAMES if at.field == _MON else dow_names if at.field == _DOW else None
         if _DIGITS.fullmatch(text):
             v = int(text)
             if not lo <= v <= hi:

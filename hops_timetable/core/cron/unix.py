@@ -25,14 +25,10 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
     # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
     # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
-    dom = dom_special
-    if dom is None:
-        dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
-        dom = None if dom_star else MonthDays(days=frozenset(dom_values))
-    dow = dow_special
-    if dow is None:
-        dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
-        dow = None if dow_star else WeekDays(every=frozenset(_py_weekday(v, True) for v in weekdays))
+    dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
+    dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
+    dom = dom_special if dom_special or dom_star else MonthDays(days=frozenset(dom_values))
+    dow = dow_special if dow_special or dow_star else WeekDays(every=frozenset(_py_weekday(v, True) for v in weekdays))
     if dom is None and dow is not None:
         items[_DOM] = [ANY]
     elif dow is None:
@@ -65,14 +61,13 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     else:
         dow_q = compress([v % 7 + 1 for v in dow_values])
     if (dom is not None and dow is not None) or not expressible:
-        expression = " ".join(upper)
         quartz = ["0", upper[0], upper[1], upper[2], upper[3], upper[4] if not expressible else dow_q, "*"]
     elif dow is not None:
         quartz = ["0", time_q[0], time_q[1], "?", time_q[2], dow_q]
-        expression = " ".join(quartz)
     else:
         quartz = ["0", time_q[0], time_q[1], dom_q, time_q[2], "?"]
-        expression = " ".join(quartz)
+    # Day fields Quartz cannot express keep their 5-field form.
+    expression = " ".join(upper if len(quartz) == 7 else quartz)
     return ParsedCron(
         source=source,
         expression=expression,
@@ -244,19 +239,13 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
 
 def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
     """Day fields that croniter does not OR, with day-of-week or day-of-month unrestricted as the rewrites."""
+    fields = _TOKEN.findall(reader.expression)
     return reader.fail(
         f"with {at.token!r} croniter (and so Airflow) does not OR the day fields: {ignored}",
         at,
         "for either day",
-        rewrites=(_unix_replaced(reader, 4, "*"), _unix_replaced(reader, 2, "*")),
+        rewrites=tuple(" ".join([*fields[:i], "*", *fields[i + 1 :]]) for i in (4, 2)),
     )
-
-
-def _unix_replaced(reader: FieldReader, index: int, text: str) -> str:
-    """The 5-field expression with field ``index`` (0 = minute) replaced."""
-    fields = _TOKEN.findall(reader.expression)
-    fields[index] = text
-    return " ".join(fields)
 
 
 def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
