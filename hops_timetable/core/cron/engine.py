@@ -21,6 +21,9 @@ from hops_timetable.core.validation import ArgumentError
 
 __all__ = ["QuartzCron", "parse_shared"]
 
+# The walk's direction: (at, past, off, step, edge), see QuartzCron._search.
+_FORWARD = (bisect_left, bisect_right, 0, 1, 0)
+_BACKWARD = (bisect_right, bisect_left, -1, -1, -1)
 # Every year from 1970 on (no year restriction) shares one tuple and one set.
 _ALL_YEARS = frozenset(range(MIN_YEAR, LAST_YEAR + 1))
 _ALL_YEARS_TUPLE = tuple(range(MIN_YEAR, LAST_YEAR + 1))
@@ -49,6 +52,8 @@ class QuartzCron:
     _cache: dict[int, tuple[int, ...]]
     _first: _Fields | None
     _last: _Fields | None
+    _first_dt: datetime | None
+    _last_dt: datetime | None
 
     def __init__(self, expression: str) -> None:
         parsed = parse(expression)
@@ -71,6 +76,8 @@ class QuartzCron:
             last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False)
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
+        setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
+        setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
 
     # -- equality, pickling -----------------------------------------------------------------
 
@@ -103,9 +110,7 @@ class QuartzCron:
 
         One walk both ways: ``at`` finds a value or the next one in the walk's direction, ``past`` the next one
         strictly past it; ``off`` turns a backward bisection into an index, ``edge`` is a list's first value."""
-        at, past, off, step, edge = (
-            (bisect_left, bisect_right, 0, 1, 0) if forward else (bisect_right, bisect_left, -1, -1, -1)
-        )
+        at, past, off, step, edge = _FORWARD if forward else _BACKWARD
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self.parsed.hours, self.parsed.minutes, self.parsed.seconds
         if y in self._yset and mo in self._mset:
@@ -155,7 +160,7 @@ class QuartzCron:
             return None
         first = self._first
         if first is not None and t < first:
-            return self.first_fire
+            return self._first_dt
         found = self._search(t, True)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -169,7 +174,7 @@ class QuartzCron:
             return None
         last = self._last
         if last is not None and (t >= last if inclusive else t > last):
-            return self.last_fire
+            return self._last_dt
         found = self._search(t, False, inclusive)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -267,12 +272,12 @@ class QuartzCron:
     @property
     def first_fire(self) -> datetime | None:
         """The earliest fire time (none precede 1970), or None."""
-        return None if self._first is None else datetime(*self._first, tzinfo=UTC)
+        return self._first_dt
 
     @property
     def last_fire(self) -> datetime | None:
         """The latest fire time, or None. Without a year restriction it lies in year 9999."""
-        return None if self._last is None else datetime(*self._last, tzinfo=UTC)
+        return self._last_dt
 
     # -- explanation (hops_timetable.core.cron.explain) ----------------------------------------------------
 
