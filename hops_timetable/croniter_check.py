@@ -26,8 +26,6 @@ from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import format_hops_time
 
-__all__ = ["DAY_RULE_FIRES", "DAY_RULE_YEARS", "FIRST_FIRES", "check_with_croniter"]
-
 FIRST_FIRES = 16
 """How many first fires of the expression are compared."""
 DAY_RULE_YEARS = 5

@@ -19,8 +19,6 @@ from hops_timetable.core.cron.form import ParsedCron
 from hops_timetable.core.cron.syntax import parse
 from hops_timetable.core.validation import ArgumentError
 
-__all__ = ["QuartzCron", "parse_shared"]
-
 # The walk's direction: (at, past, off, step, edge), see QuartzCron._search.
 _FORWARD = (bisect_left, bisect_right, 0, 1, 0)
 _BACKWARD = (bisect_right, bisect_left, -1, -1, -1)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from hops_timetable.core.validation import ArgumentError
 
-__all__ = ["CronSyntaxError"]
-
 
 class CronSyntaxError(ArgumentError):
     """A cron expression that is not valid in the Hopsworks dialect (an argument error of ``cron_expression``).

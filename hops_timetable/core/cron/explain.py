@@ -24,8 +24,6 @@ from hops_timetable.core.cron.fields import (
 )
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, ParsedCron, unhandled
 
-__all__ = ["describe", "fields", "lints"]
-
 
 def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
     """(field name, token, English meaning) for each field of the Quartz form of the expression."""

@@ -11,8 +11,6 @@ from typing import NamedTuple, NoReturn
 
 from hops_timetable.core.cron.fields import Dialect
 
-__all__ = ["ALL", "ANY", "Item", "ItemKind", "MonthDays", "ParsedCron", "WeekDays", "unhandled"]
-
 
 class ItemKind(enum.Enum):
     """What one list item of a field says."""

@@ -22,8 +22,6 @@ from hops_timetable.core.cron.fields import (
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
 from hops_timetable.core.cron.reader import FieldReader, Place, listed
 
-__all__ = ["parse_quartz"]
-
 _YEAR_COUNT = LAST_YEAR - MIN_YEAR + 1
 
 

@@ -25,8 +25,6 @@ from hops_timetable.core.cron.fields import (
 )
 from hops_timetable.core.cron.form import ALL, Item, ItemKind
 
-__all__ = ["MAX_NUMBER_DIGITS", "FieldReader", "Place", "Refusal", "compress", "listed"]
-
 # A longer run of digits is refused before it is converted (leading zeros included, so '0005' still reads as 5).
 MAX_NUMBER_DIGITS = 10
 _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_NUMBER_DIGITS + 1},}}", re.ASCII)

@@ -15,8 +15,6 @@ from hops_timetable.core.cron.quartz import parse_quartz
 from hops_timetable.core.cron.reader import FieldReader, Place, Refusal
 from hops_timetable.core.cron.unix import parse_unix
 
-__all__ = ["parse"]
-
 
 def parse(expression: str) -> ParsedCron:
     """The parsed form of ``expression`` (surrounding spaces and tabs ignored), or :class:`CronSyntaxError`."""

@@ -9,8 +9,6 @@ from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _TOKE
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
 from hops_timetable.core.cron.reader import FieldReader, Place, Refusal, compress, listed
 
-__all__ = ["parse_unix"]
-
 
 def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: Dialect) -> ParsedCron:
     """The parsed form of a 5-field expression whose fields (minute first) are ``places`` in ``reader``'s text."""
