@@ -1,16 +1,13 @@
-"""Reading Hopsworks' exports for ``parity``: schedule versions, the executions listing, a CSV ledger of windows.
+"""Reading Hopsworks' exports for ``parity``: schedule versions and the executions listing.
 
-Everything here is untrusted text from another system: sizes are bounded, every field is checked and an error
-names the file, the field, the value and what would be valid (:class:`ArgumentError`).
+Untrusted text from another system: sizes are bounded, every field is checked and an error names the file, the
+field, the value and what would be valid (:class:`ArgumentError`).
 
-* A schedule is the REST / ``JobSchedule.to_dict()`` object (camelCase, dates in epoch milliseconds) or a job object
-  embedding ``jobSchedule``, read as ``import`` reads it (:mod:`hops_timetable.core.export_schedule`). Several
-  versions are ``{"versions": [...]}``, each such an object with ``effectiveFrom`` (epoch milliseconds: when it took
-  effect; the first may omit it).
+* A schedule is read as ``import`` reads it (:mod:`hops_timetable.core.export_schedule`). Several versions are
+  ``{"versions": [...]}``, each with ``effectiveFrom`` (epoch milliseconds; the first may omit it).
 * Executions are the REST listing ``{"items": [...], "count": n}`` (``items`` absent when empty), or a list of such
   pages. Pages are merged by ``id``: a failed execution re-run in place keeps its id, submission time and arguments
   and counts ``rerunCount`` up, so the copy with the highest ``rerunCount`` (then a final state) is the newest.
-* A ledger of windows a job recorded itself is read by :mod:`hops_timetable.core.parity.ledger`.
 
 Pure: no Airflow import.
 """
@@ -24,11 +21,11 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, TypeVar, overload
+from typing import Any, Final, TypeGuard, TypeVar
 
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
 from hops_timetable.core.parity.packed import NO_TIME, from_us, to_us
-from hops_timetable.core.parity.stream import Event, events
+from hops_timetable.core.parity.stream import events
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, check_epoch_millis, short_repr
@@ -46,11 +43,12 @@ __all__ = [
 
 MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
 """The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
-each) with room to spare; it is read piece by piece (:func:`read_executions`), so its size costs no memory."""
+each) with room to spare; read piece by piece, its size costs no memory."""
 MAX_EXECUTIONS: Final = 1_000_000
 """The most executions (or ledger rows) read; Hopsworks keeps 10,000 per job by default."""
 MAX_VERSIONS: Final = 1_000
 MAX_ARGS_CHARS: Final = 64 * 1024
+PROGRESS_EVERY: Final = 100_000
 
 FINAL_STATES: Final = frozenset(
     {"FINISHED", "FAILED", "KILLED", "FRAMEWORK_FAILURE", "APP_MASTER_START_FAILED", "INITIALIZATION_FAILED"}
@@ -58,8 +56,6 @@ FINAL_STATES: Final = frozenset(
 _FAILED_FINAL: Final = frozenset({"FAILED", "KILLED"})
 
 _T = TypeVar("_T")
-
-# -- schedules ------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +97,9 @@ def _version(obj: object, where: str, offset_model: str | None) -> ScheduleVersi
     if not isinstance(obj, dict):
         raise ArgumentError("schedule", obj, f"{where}: expected a schedule object, got {type(obj).__name__}")
     effective = _checked(where, lambda: check_epoch_millis("effectiveFrom", obj.get("effectiveFrom")))
-    schedule, _ = schedule_of(obj)
-    read = read_schedule(schedule, offset_model)  # the one reading of a schedule export: import's too
+    read = read_schedule(schedule_of(obj)[0], offset_model)  # the one reading of a schedule export: import's too
     if read.schedule is None:
-        first = read.errors[0]
-        raise ArgumentError(first.name, first.value, f"{where}: {first}")
+        raise ArgumentError(read.errors[0].name, read.errors[0].value, f"{where}: {read.errors[0]}")
     return ScheduleVersion(effective, read.schedule, read.enabled)
 
 
@@ -114,9 +108,6 @@ def _checked(where: str, rule: Callable[[], _T]) -> _T:
         return rule()
     except ArgumentError as exc:
         raise ArgumentError(exc.name, exc.value, f"{where}: {exc}") from None
-
-
-# -- executions -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,44 +130,36 @@ class Execution:
         """
         if self.state not in FINAL_STATES:
             return "running"
-        if self.state != "FINISHED" or self.final_status in _FAILED_FINAL:
-            return "failed"
-        return "succeeded"
+        return "failed" if self.state != "FINISHED" or self.final_status in _FAILED_FINAL else "succeeded"
 
 
 class _Stored(Sequence[Execution]):
-    """Executions held as numbers, about 30 bytes each (a million as objects take over 200 MB): id, submission and
-    argument in microseconds, and an index into the few (state, finalStatus, rerunCount) kinds. Each
-    :class:`Execution` is made when read."""
+    """Executions as numbers, about 30 bytes each (a million as objects take over 200 MB): id, submission and
+    argument in microseconds, and an index into the few (state, finalStatus, rerunCount) kinds."""
 
     def __init__(self) -> None:
-        self.ids, self.submitted, self.start, self.kind = array("q"), array("q"), array("q"), array("L")
+        self.columns = (array("q"), array("q"), array("q"), array("L"))
         self.kinds: list[tuple[str, str | None, int]] = []
         self.known: dict[tuple[str, str | None, int], int] = {}
 
-    def put(self, execution: Execution, at: int | None = None) -> None:
-        """Append *execution*, or store it in place of the one at *at*."""
-        kind = (execution.state, execution.final_status, execution.rerun_count)
-        if kind not in self.known:
-            self.known[kind] = len(self.kinds)
+    def put(self, e: Execution, at: int | None = None) -> None:
+        """Append *e*, or store it in place of the one at *at*."""
+        kind = (e.state, e.final_status, e.rerun_count)
+        if self.known.setdefault(kind, len(self.kinds)) == len(self.kinds):
             self.kinds.append(kind)
-        start = NO_TIME if execution.start_time is None else to_us(execution.start_time)
-        values = (execution.id, to_us(execution.submitted), start, self.known[kind])
-        for column, value in zip(self.columns, values, strict=True):
+        start = NO_TIME if e.start_time is None else to_us(e.start_time)
+        for column, value in zip(self.columns, (e.id, to_us(e.submitted), start, self.known[kind]), strict=True):
             if at is None:
                 column.append(value)
             else:
                 column[at] = value
 
-    @property
-    def columns(self) -> tuple[array[int], ...]:
-        return self.ids, self.submitted, self.start, self.kind
-
     def by_id(self) -> _Stored:
         """The same executions in the order of their ids."""
-        if all(a < b for a, b in itertools.pairwise(self.ids)):
+        ids = self.columns[0]
+        if all(a < b for a, b in itertools.pairwise(ids)):
             return self
-        order = sorted(range(len(self.ids)), key=self.ids.__getitem__)
+        order = sorted(range(len(ids)), key=ids.__getitem__)
         out = _Stored()
         out.kinds, out.known = self.kinds, self.known
         for mine, theirs in zip(self.columns, out.columns, strict=True):
@@ -184,26 +167,19 @@ class _Stored(Sequence[Execution]):
         return out
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.columns[0])
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
 
-    @overload
-    def __getitem__(self, i: int) -> Execution: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Execution]: ...
-
-    def __getitem__(self, i: int | slice) -> Execution | list[Execution]:
+    def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        state, final, reruns = self.kinds[self.kind[i]]
-        start = self.start[i]
+        ident, submitted, start, kind = (column[i] for column in self.columns)
         arg = None if start == NO_TIME else from_us(start)
-        return Execution(self.ids[i], from_us(self.submitted[i]), state, final, arg, reruns)
+        return Execution(ident, from_us(submitted), *self.kinds[kind][:2], arg, self.kinds[kind][2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,9 +206,6 @@ class ExecutionsExport:
         )
 
 
-PROGRESS_EVERY: Final = 100_000
-
-
 def load_executions(data: object, source: str, progress: Callable[[int], None] | None = None) -> ExecutionsExport:
     """The executions in the parsed JSON *data*: one listing page or a list of pages. *progress* is called with
     the number read every :data:`PROGRESS_EVERY` executions."""
@@ -243,35 +216,26 @@ def read_executions(
     chunks: Iterable[str], source: str, progress: Callable[[int], None] | None = None
 ) -> ExecutionsExport:
     """As :func:`load_executions`, from the listing's text in *chunks*, one execution parsed at a time."""
-    return _collect(events(chunks, source), source, progress)
-
-
-def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], None] | None) -> ExecutionsExport:
     found: dict[int, int] = {}  # id -> where it is stored: only while reading
     stored = _Stored()
     declared: int | None = None
     copies = index = 0
-    for event in stream:
+    for event in events(chunks, source):
         where = source if event.page is None else f"{source}: page {event.page}"
+        value = event.value
         if event.kind == "page":
             index = 0
-            if event.value is not None:
-                page = event.value
-                raise ArgumentError(
-                    "page",
-                    page,
-                    f'{where}: expected an object {{"items": [...], "count": n}}, got {type(page).__name__}',
-                )
+            if value is not None:
+                what = f'expected an object {{"items": [...], "count": n}}, got {type(value).__name__}'
+                raise ArgumentError("page", value, f"{where}: {what}")
         elif event.kind == "items":
-            items = event.value
-            raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
-        elif event.kind == "key" and event.name == "count" and event.value is not None:
-            count = event.value
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise ArgumentError("count", count, f"{where}: count={short_repr(count)} is not a whole number >= 0")
-            declared = count if declared is None else max(declared, count)
+            raise ArgumentError("items", value, f"{where}: items={short_repr(value, 60)} is not a list")
+        elif event.kind == "key" and event.name == "count" and value is not None:
+            if not _whole(value):
+                raise ArgumentError("count", value, f"{where}: count={short_repr(value)} is not a whole number >= 0")
+            declared = max(declared or 0, value)
         elif event.kind == "item":
-            execution = _execution(event.value, f"{where}: items[{index}]")
+            execution = _execution(value, f"{where}: items[{index}]")
             index += 1
             if progress is not None and (copies + len(found) + 1) % PROGRESS_EVERY == 0:
                 progress(copies + len(found) + 1)
@@ -280,15 +244,18 @@ def _collect(stream: Iterable[Event], source: str, progress: Callable[[int], Non
                 copies += 1
                 if _newest_first(execution) > _newest_first(stored[at]):
                     stored.put(execution, at)
-                continue
-            if len(found) >= MAX_EXECUTIONS:
-                raise ArgumentError(
-                    "items", None, f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
-                )
-            found[execution.id] = len(stored)
-            stored.put(execution)
+            elif len(found) >= MAX_EXECUTIONS:
+                too_many = f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
+                raise ArgumentError("items", None, too_many)
+            else:
+                found[execution.id] = len(stored)
+                stored.put(execution)
     del found
     return ExecutionsExport(stored.by_id(), declared, copies)
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _newest_first(e: Execution) -> tuple[int, bool, str, str, str]:
@@ -300,7 +267,7 @@ def _execution(item: object, where: str) -> Execution:
     if not isinstance(item, dict):
         raise ArgumentError("item", item, f"{where}: expected an execution object, got {type(item).__name__}")
     ident = item.get("id")
-    if isinstance(ident, bool) or not isinstance(ident, int) or ident < 0:
+    if not _whole(ident):
         raise ArgumentError("id", ident, f"{where}: id={short_repr(ident)} is invalid: expected a whole number >= 0")
     where = f"{where} (id {ident})"
     submitted = _checked(where, lambda: parse_time("submissionTime", item.get("submissionTime"), strict=True))
@@ -310,7 +277,7 @@ def _execution(item: object, where: str) -> Execution:
     if final is not None and (not isinstance(final, str) or len(final) > 64):
         raise ArgumentError("finalStatus", final, f"{where}: finalStatus={short_repr(final)} is invalid")
     reruns = item.get("rerunCount", 0)
-    if isinstance(reruns, bool) or not isinstance(reruns, int) or reruns < 0:
+    if not _whole(reruns):
         raise ArgumentError("rerunCount", reruns, f"{where}: rerunCount={short_repr(reruns)} is not a whole number")
     # Interned: a million executions share a handful of state names.
     final = None if final is None else sys.intern(final)

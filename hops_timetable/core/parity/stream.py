@@ -1,12 +1,9 @@
 """Reading an executions listing piece by piece: one execution in memory at a time, never the whole document.
 
-A listing of a million executions is half a gigabyte of text and several times that as parsed JSON; only the
-executions read from it are kept. The outer shape is walked here (a page ``{"href", "items": [...], "count"}`` or a
-list of pages); every value inside it (an execution, ``count``, ``href``) is parsed by the standard library's JSON
-decoder, so the grammar is JSON's own. Text arrives in chunks of any size; a value cut by a chunk's end is parsed
-again once more text has come.
-
-Pure: no Airflow import.
+A million executions are half a gigabyte of text and several times that parsed. Only the outer shape (a page
+``{"href", "items": [...], "count"}`` or a list of pages) is walked here; every value inside it is parsed by the
+standard library's :meth:`json.JSONDecoder.raw_decode`, so the grammar is JSON's own. A value cut by a chunk's end
+is parsed again once more text has come. Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -14,18 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 from hops_timetable.core.validation import ArgumentError
 
 __all__ = ["Event", "events"]
 
-_WHITESPACE = " \t\n\r"
-
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """``page`` (a page begins; ``value`` is None, or the page itself when it is not an object), ``item`` (one element
-    of its ``items``), ``key`` (another key: ``name`` and ``value``), or ``items`` (``items`` is not a list)."""
+    """``page`` (a page begins; ``value``: the page itself when it is not an object), ``item`` (one of its
+    ``items``), ``key`` (another key, ``name``) or ``items`` (``items`` is not a list)."""
 
     kind: str
     page: int | None  # None: the listing is one page, not a list of pages
@@ -37,33 +33,24 @@ class _Text:
     """The text read so far past what was consumed, with more read on demand from *chunks*."""
 
     def __init__(self, chunks: Iterable[str], source: str) -> None:
-        self.chunks = iter(chunks)
-        self.source = source
-        self.buf = ""
-        self.pos = 0
-        self.ended = False
+        self.chunks, self.source = iter(chunks), source
+        self.buf, self.pos, self.ended = "", 0, False
         self.decoder = json.JSONDecoder()
 
     def more(self) -> bool:
-        if self.ended:
-            return False
-        chunk = next(self.chunks, None)
-        if chunk is None:
-            self.ended = True
-            return False
-        self.buf = self.buf[self.pos :] + chunk
-        self.pos = 0
-        return True
+        chunk = None if self.ended else next(self.chunks, None)
+        self.ended = chunk is None
+        if chunk is not None:
+            self.buf, self.pos = self.buf[self.pos :] + chunk, 0
+        return not self.ended
 
     def peek(self) -> str:
         """The next character that is not whitespace ('' at the end), not consumed."""
         while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in _WHITESPACE:
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\n\r":
                 self.pos += 1
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self.more():
-                return ""
+            if self.pos < len(self.buf) or not self.more():
+                return self.buf[self.pos : self.pos + 1]
 
     def expect(self, chars: str, what: str) -> str:
         found = self.peek()
@@ -79,18 +66,28 @@ class _Text:
             try:
                 value, end = self.decoder.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
-                # A value cut by the chunk's end reads as an error at or near that end: read on and try again.
-                if self.more():
+                if self.more():  # a value cut by the chunk's end: read on and try again
                     continue
                 self.fail(exc.msg)
             except RecursionError:
                 self.fail("nests deeper than Python's parser allows")
-            if end == len(self.buf) and not self.ended and isinstance(value, (int, float)) and self.more():
+            if end == len(self.buf) and isinstance(value, (int, float)) and self.more():
                 continue  # a number may go on in the next chunk
             self.pos = end
             return value
 
-    def fail(self, problem: str) -> None:
+    def each(self, close: str, what: str) -> Iterator[None]:
+        """Once before each element of the array or object just opened; consumes the separators and *close*."""
+        self.pos += 1
+        if self.peek() == close:
+            self.pos += 1
+            return
+        while True:
+            yield
+            if self.expect("," + close, f"',' or '{close}' {what}") == close:
+                return
+
+    def fail(self, problem: str) -> NoReturn:
         raise ArgumentError(self.source, None, f"{self.source} is not a JSON executions listing: {problem}")
 
 
@@ -98,16 +95,8 @@ def events(chunks: Iterable[str], source: str) -> Iterator[Event]:
     """The pages, items and other keys of the listing whose text comes in *chunks*; see the module docstring."""
     text = _Text(chunks, source)
     if text.peek() == "[":
-        text.pos += 1
-        page = 0
-        if text.peek() == "]":
-            text.pos += 1
-        else:
-            while True:
-                yield from _page(text, page)
-                page += 1
-                if text.expect(",]", "',' or ']' after a page") == "]":
-                    break
+        for page, _ in enumerate(text.each("]", "after a page")):
+            yield from _page(text, page)
     else:
         yield from _page(text, None)
     if text.peek():
@@ -119,27 +108,12 @@ def _page(text: _Text, number: int | None) -> Iterator[Event]:
         yield Event("page", number, value=text.value())  # not an object: the loader names it
         return
     yield Event("page", number)
-    text.pos += 1
-    if text.peek() == "}":
-        text.pos += 1
-        return
-    while True:
+    for _ in text.each("}", "in a page"):
         name = text.value()
         if not isinstance(name, str):
             text.fail("an object key is not a string")
         text.expect(":", "':' after a key")
         if name == "items" and text.peek() == "[":
-            text.pos += 1
-            if text.peek() == "]":
-                text.pos += 1
-            else:
-                while True:
-                    yield Event("item", number, value=text.value())
-                    if text.expect(",]", "',' or ']' after an item") == "]":
-                        break
-        elif name == "items":
-            yield Event("items", number, value=text.value())
+            yield from (Event("item", number, value=text.value()) for _ in text.each("]", "after an item"))
         else:
-            yield Event("key", number, str(name), text.value())
-        if text.expect(",}", "',' or '}' in a page") == "}":
-            return
+            yield Event("items" if name == "items" else "key", number, name, text.value())
