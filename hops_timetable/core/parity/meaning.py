@@ -334,7 +334,7 @@ def attribute(
     arg = execution.start_time
     if arg is None:
         return None, "manual: no -start_time argument"
-    cron = plan.policy(version_index(plan.versions, execution.submitted - skew)).cron
+    cron = plan.policies[version_index(plan.versions, execution.submitted - skew)].cron
     fire = _named(meaning, cron, arg)
     if fire is None:
         return None, f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}"
@@ -366,4 +366,4 @@ def window_of(
     planned = plan.fires.get(fire)
     if planned is not None:
         return planned.window
-    return hops_window(plan.policy(index).interval_start(fire), fire, offset)
+    return hops_window(plan.policies[index].interval_start(fire), fire, offset)

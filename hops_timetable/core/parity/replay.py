@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from typing import Final
 
 from hops_timetable.core.catchup import After, CatchupPolicy
@@ -44,11 +45,10 @@ EXPLAINED_BY: Final = {
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One fire: its decision, the outage it fell into (if any), the version in force, and its HOPS window
-    (:attr:`window`: from its interval's start, in microseconds, and the version's offset; made when read)."""
+    """One fire: its decision, the version in force, and its HOPS window (:attr:`window`: from its interval's start,
+    in microseconds, and the version's offset; made when read)."""
 
     decision: Decision
-    event: str | None
     version: int
     fire: datetime
     interval_start: int
@@ -68,74 +68,54 @@ class Planned:
         return EXPLAINED_BY.get(self.decision)
 
 
-class Fires(Mapping[datetime, Planned]):
+class Fires:
     """Fires and what a plan makes of them, in fire order, held as numbers: a fire and its interval's start in
-    microseconds, and an index into the few (decision, event, version) kinds; each :class:`Planned` is made when
+    microseconds, and an index into the few (decision, version) kinds; each :class:`Planned` is made when
     read. A million fires take 20 MB, not the 400 MB of a dict of objects."""
 
     def __init__(self, offsets: Sequence[int | None] = ()) -> None:
         self._offsets = offsets  # each version's start_time_offset_seconds: the window is made on demand
-        self._fire = array("q")
-        self._start = array("q")
-        self._kind = array("L")
-        self._kinds: list[tuple[Decision, str | None, int]] = []
-        self._known: dict[tuple[Decision, str | None, int], int] = {}
+        self._fire, self._start, self._kind = array("q"), array("q"), array("L")
+        self._kinds: list[tuple[Decision, int]] = []
+        self._known: dict[tuple[Decision, int], int] = {}
 
-    def add(
-        self, fire: datetime, decision: Decision, event: str | None, interval_start: datetime, version: int
-    ) -> None:
+    def add(self, fire: datetime, decision: Decision, interval_start: datetime, version: int) -> None:
         """Add *fire*, later than every fire added before."""
         at = to_us(fire)
         if self._fire and at <= self._fire[-1]:
             raise AssertionError(f"fire {fire.isoformat()} is not after the fires already planned")
-        kind = (decision, event, version)
+        kind = (decision, version)
+        if self._known.setdefault(kind, len(self._kinds)) == len(self._kinds):
+            self._kinds.append(kind)
         self._fire.append(at)
         self._start.append(to_us(interval_start))
-        self._kind.append(self._known.setdefault(kind, len(self._kinds)))
-        if len(self._known) > len(self._kinds):
-            self._kinds.append(kind)
+        self._kind.append(self._known[kind])
 
     def _planned(self, i: int, fire: datetime) -> Planned:
-        decision, event, version = self._kinds[self._kind[i]]
-        return Planned(decision, event, version, fire, self._start[i], self._offsets[version])
+        decision, version = self._kinds[self._kind[i]]
+        return Planned(decision, version, fire, self._start[i], self._offsets[version])
 
-    def _find(self, fire: datetime) -> int:
+    def get(self, fire: datetime) -> Planned | None:
         at = to_us(fire)
         i = bisect.bisect_left(self._fire, at)
-        return i if i < len(self._fire) and self._fire[i] == at else -1
+        return self._planned(i, fire) if i < len(self._fire) and self._fire[i] == at else None
 
-    def __getitem__(self, fire: datetime) -> Planned:
-        i = self._find(fire)
-        if i < 0:
-            raise KeyError(fire)
-        return self._planned(i, fire)
-
-    def __contains__(self, fire: object) -> bool:
-        return isinstance(fire, datetime) and self._find(fire) >= 0
-
-    def __iter__(self) -> Iterator[datetime]:
-        return map(from_us, self._fire)
-
-    def __len__(self) -> int:
-        return len(self._fire)
-
-    def items(self) -> Iterator[tuple[datetime, Planned]]:  # type: ignore[override]
+    def items(self) -> Iterator[tuple[datetime, Planned]]:
         for i, at in enumerate(self._fire):
             fire = from_us(at)
             yield fire, self._planned(i, fire)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Plan:
     """The replay of one side: every fire in ``[start, end)`` of the versions in force, in fire order."""
 
     versions: Sequence[ScheduleVersion]
-    fires: Mapping[datetime, Planned] = field(default_factory=Fires)
+    fires: Fires = field(default_factory=Fires)
 
-    policies: Sequence[CatchupPolicy] = ()
-
-    def policy(self, index: int) -> CatchupPolicy:
-        return self.policies[index] if self.policies else self.versions[index].settings.policy()
+    @cached_property
+    def policies(self) -> list[CatchupPolicy]:
+        return [v.settings.policy() for v in self.versions]
 
 
 def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
@@ -211,6 +191,6 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
                         run = run if found is None else found
                     floor = None
                     last = fire
-                fires.add(fire, row.decision, row.event, run.interval_start, index)
+                fires.add(fire, row.decision, run.interval_start, index)
                 fire = settings.cron.next_after(fire)
-    return Plan(versions, fires, [v.settings.policy() for v in versions])
+    return Plan(versions, fires)

@@ -197,13 +197,13 @@ def parity(
         if reading.meaning is None:
             return Outcome(None, reading, list(outages))
         skew = reading.skew
-        fires = Plan(versions, policies=[v.settings.policy() for v in versions])
+        fires = Plan(versions)
         named = reading.meaning
         inferred = infer_outages(
             ((attribute(e, named, fires, skew)[0], e.submitted - skew) for e in executions), grace, start
         )
     elif ledger is not None and any(row.submitted is not None for row in ledger):
-        fires = Plan(versions, policies=[v.settings.policy() for v in versions])
+        fires = Plan(versions)
         placed = (
             (run.fire, row.submitted)
             for row, run in zip(ledger, ledger_runs(ledger, fires), strict=True)
