@@ -65,7 +65,7 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         for events, source in sources
         for e in events
     ]
-    derived = list(report.tally.derived) if report is not None else []
+    derived = list(report.derived) if report is not None else []
     return {
         "format": FORMAT,
         "inputs": inputs,
@@ -92,8 +92,8 @@ def _verdict(report: Report | None, reading: Reading | None) -> str:
     if report is None:
         return f"inconclusive: {reading.explain() if reading else 'no reading'}"
     text = report.verdict()
-    derived = report.tally.derived
-    if derived and report.tally.rows:
+    derived = report.derived
+    if derived and len(report.rows):
         text += f" ({' and '.join(derived)} of Hopsworks derived from the schedule, not observed)"
     if reading is not None and reading.contradicted:
         text += f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
@@ -171,7 +171,7 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in data["outages"]]
     report = outcome.report
     every: Iterable[Row] = [] if report is None else report.rows
-    rows = 0 if report is None else report.tally.rows
+    rows = 0 if report is None else len(report.rows)
     if rows > limit:
         every = itertools.islice((r for r in every if r.status not in AGREE), limit)
     shown = [_row(r) for r in every]

@@ -25,7 +25,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from functools import cached_property
 from operator import attrgetter, itemgetter
 from typing import Final
 
@@ -34,7 +33,7 @@ from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HopsWindow
 
-__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "Tally", "compare"]
+__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
 
 CLASSES: Final = (
     "match",
@@ -91,92 +90,60 @@ class Row:
 
 @dataclass
 class Report:
-    """The rows, the manual runs of each side, the runs no fire could be found for, and notes on the inputs.
+    """The rows, counted by status (``summary``), how many differ, the derived values shown, the manual runs of each
+    side, the runs no fire could be found for, and notes on the inputs.
 
     ``notes`` keep an agreement from being a verdict (exit 4) but leave differences differences; ``incomplete``
     says the export lacks data any row may depend on (a missing page): nothing is decided, not even a difference.
-    The rows of :func:`compare` are made again each time they are read (a million rows held would take hundreds of
-    megabytes); what the verdict needs of them is counted once (:attr:`tally`).
+    The rows are made again each time they are read (a million held would take hundreds of megabytes).
     """
 
     start: datetime
     end: datetime
     rows: Sequence[Row]
+    summary: dict[str, int]
+    differ: int = 0
+    derived: tuple[str, ...] = ()
     manual: list[tuple[str, SideRun]] = field(default_factory=list)
     unplaced: list[tuple[str, SideRun]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unused_acceptances: list[tuple[str, str]] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
 
-    @cached_property
-    def tally(self) -> Tally:
-        """The rows counted by status, the differences, and the derived values shown, in one reading of them."""
-        return Tally.of(self.rows)
-
-    @property
-    def summary(self) -> dict[str, int]:
-        return dict(self.tally.summary)
-
     @property
     def exit_status(self) -> Verdict:
-        tally = self.tally
         if self.incomplete:
             return Verdict.INCONCLUSIVE
-        if tally.differ:
+        if self.differ:
             return Verdict.DIFFERENCES
-        undecided = any(tally.summary[name] for name in INCONCLUSIVE)
-        if undecided or self.unplaced or self.notes or not tally.rows:
+        undecided = any(self.summary[name] for name in INCONCLUSIVE)
+        if undecided or self.unplaced or self.notes or not self.rows:
             return Verdict.INCONCLUSIVE
         return Verdict.OK
 
     def verdict(self) -> str:
-        status = self.exit_status
-        s, n = self.summary, self.tally.rows
+        status, s, n = self.exit_status, self.summary, len(self.rows)
         agree = s["match"] + s["match_retried"]
         if status == Verdict.OK:
             retried = f" ({s['match_retried']} after a retry)" if s["match_retried"] else ""
             return f"parity: all {n} fire(s) agree{retried}"
         if status == Verdict.DIFFERENCES:
             kinds = ", ".join(f"{v} {k}" for k, v in s.items() if v and k not in AGREE)
-            return f"differences: {self.tally.differ} of {n} fire(s) differ ({kinds}); {agree} agree"
+            return f"differences: {self.differ} of {n} fire(s) differ ({kinds}); {agree} agree"
         why = list(self.incomplete)
-        if self.incomplete and self.tally.differ:
-            why.append(f"{self.tally.differ} fire(s) differ, which the executions missing from the export may explain")
+        if self.incomplete and self.differ:
+            why.append(f"{self.differ} fire(s) differ, which the executions missing from the export may explain")
         why += [f"{v} {k}" for k, v in s.items() if v and k in INCONCLUSIVE]
         why += [f"{len(self.unplaced)} execution(s) not placed on a fire"] if self.unplaced else []
         why += self.notes + (["no fire in range"] if not n else [])
         return f"inconclusive: {'; '.join(why)}; {agree} of {n} fire(s) agree"
 
 
-@dataclass(frozen=True)
-class Tally:
-    """What the verdict needs of the rows: their number by status, how many differ, the derived values shown."""
-
-    summary: dict[str, int]
-    differ: int
-    derived: tuple[str, ...]
-
-    @classmethod
-    def of(cls, rows: Iterable[Row]) -> Tally:
-        counts: Counter[str] = Counter()
-        differ = 0
-        derived: set[str] = set()
-        for row in rows:
-            counts[row.status] += 1
-            differ += row.counts_as_difference
-            derived.update(row.derived)
-        return cls({name: counts.get(name, 0) for name in CLASSES}, differ, tuple(sorted(derived)))
-
-    @property
-    def rows(self) -> int:
-        return sum(self.summary.values())
-
-
 def compare(
     start: datetime,
     end: datetime,
     hopsworks_plan: Plan,
-    airflow_plan: Plan | None,
+    airflow_plan: Plan,
     hopsworks: Sequence[SideRun],
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
@@ -186,7 +153,8 @@ def compare(
     The rows are made in fire order by merging the plans' fires and each side's runs, all in fire order: runs that
     are not (a live Airflow's, a ledger's) are sorted first. Nothing is looked up in a table of every fire.
     """
-    report = Report(start, end, [])
+    manual: list[tuple[str, SideRun]] = []
+    unplaced: list[tuple[str, SideRun]] = []
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
     placed: dict[str, Sequence[SideRun]] = {}
     for side, runs in (("hopsworks", hopsworks), ("airflow", airflow)):
@@ -197,7 +165,7 @@ def compare(
             if run.fire is None:
                 if run.window is not None:
                     covering[side].setdefault(_span(run.window), run.run_id)
-                (report.unplaced if run.why and not run.why.startswith("manual") else report.manual).append((side, run))
+                (unplaced if run.why and not run.why.startswith("manual") else manual).append((side, run))
             elif start <= run.fire < end:
                 ordered = ordered and (previous is None or previous <= run.fire)
                 previous = run.fire
@@ -211,16 +179,16 @@ def compare(
             reason = pending.pop((fire, row.status), None)
             yield row if reason is None else replace(row, accepted=reason)
 
-    unused = dict(accepted or {})
-
-    def counted() -> Iterator[Row]:
-        for row in rows():
-            unused.pop((row.fire, row.status), None)
-            yield row
-
     # One reading of the rows for what the verdict needs of them; the output reads them again.
-    report.tally = Tally.of(counted())
-    report.rows = Lazy(rows, report.tally.rows)
+    counts: Counter[str] = Counter()
+    differ, derived, unused = 0, set[str](), dict(accepted or {})
+    for row in rows():
+        counts[row.status] += 1
+        differ += row.counts_as_difference
+        derived.update(row.derived)
+        unused.pop((row.fire, row.status), None)
+    summary = {name: counts[name] for name in CLASSES}
+    report = Report(start, end, Lazy(rows, counts.total()), summary, differ, tuple(sorted(derived)), manual, unplaced)
     report.unused_acceptances = [(f.isoformat(), s) for f, s in unused]
     return report
 
@@ -236,7 +204,7 @@ _FIRST = itemgetter(0)
 def _merged(
     start: datetime,
     end: datetime,
-    plans: Mapping[str, Plan | None],
+    plans: Mapping[str, Plan],
     hopsworks: Iterable[SideRun],
     airflow: Iterable[SideRun],
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
@@ -249,7 +217,7 @@ def _merged(
     ]
     shared = plans["airflow"] is plans["hopsworks"]
     for tag, plan in enumerate(plans.values(), start=2):
-        if plan is not None and not (shared and tag == 3):
+        if not (shared and tag == 3):
             streams.append(_tagged(plan, tag, start, end))
     for fire, group in itertools.groupby(heapq.merge(*streams), key=_FIRST):
         hops: list[SideRun] = []

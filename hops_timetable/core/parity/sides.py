@@ -190,26 +190,19 @@ def parity(
     (:func:`gap_outages`); without such a gap, a bounded catch-up leaves the agreement inconclusive (a note).
     """
     reading: Reading | None = None
-    inferred: list[Event] = []
     skew = timedelta(0)
+    bare = Plan(versions)  # to place the runs on fires before any outage is known
+    placed: Iterable[tuple[datetime | None, datetime]] = ()
     if executions is not None:
         reading = detect_meaning(executions, versions, grace, meaning)
         if reading.meaning is None:
             return Outcome(None, reading, list(outages))
-        skew = reading.skew
-        fires = Plan(versions)
-        named = reading.meaning
-        inferred = infer_outages(
-            ((attribute(e, named, fires, skew)[0], e.submitted - skew) for e in executions), grace, start
-        )
+        named, skew = reading.meaning, reading.skew
+        placed = ((attribute(e, named, bare, skew)[0], e.submitted - skew) for e in executions)
     elif ledger is not None and any(row.submitted is not None for row in ledger):
-        fires = Plan(versions)
-        placed = (
-            (run.fire, row.submitted)
-            for row, run in zip(ledger, ledger_runs(ledger, fires), strict=True)
-            if row.submitted is not None
-        )
-        inferred = infer_outages(placed, grace, start)
+        runs = zip(ledger, ledger_runs(ledger, bare), strict=True)
+        placed = ((run.fire, row.submitted) for row, run in runs if row.submitted is not None)
+    inferred = infer_outages(placed, grace, start)
     events = [*outages, *inferred]
     hops_plan = replay(versions, start, end, events)
     from_gaps: list[Event] = []
