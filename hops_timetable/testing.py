@@ -20,14 +20,8 @@ from datetime import datetime
 from typing import Union
 
 from hops_timetable.core.parity.compare import Report, SideRun
-from hops_timetable.core.parity.exports import (
-    Execution,
-    ScheduleVersion,
-    load_executions,
-    load_schedule_versions,
-)
+from hops_timetable.core.parity.exports import Execution, ScheduleVersion, load_executions, load_schedule_versions
 from hops_timetable.core.parity.ledger import LedgerRow
-from hops_timetable.core.parity.meaning import DEFAULT_GRACE
 from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
 from hops_timetable.core.simulate import Event
@@ -71,21 +65,28 @@ class Windows:
     note: str | None = None
 
 
-def _between(between: tuple[datetime, datetime]) -> tuple[datetime, datetime]:
+def _side(
+    between: tuple[datetime, datetime],
+    schedule: Source | Sequence[ScheduleVersion] | None,
+    outages: Sequence[tuple[datetime, datetime]] = (),
+    offset_model: str | None = None,
+) -> tuple[datetime, datetime, tuple[ScheduleVersion, ...], tuple[Event, ...]]:
+    """The range, the schedule's versions and the outages of one side, read and checked."""
     start, end = (as_utc(t) for t in between)
     if end <= start:
         raise ArgumentError("between", between, f"between={between!r} is empty: the end must lie after the start")
-    return start, end
-
-
-def _schedule(schedule: Source | Sequence[ScheduleVersion], offset_model: str | None) -> tuple[ScheduleVersion, ...]:
+    events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
     if isinstance(schedule, (str, os.PathLike)):
         from hops_timetable.cli.parity import read_schedule  # read as ``hops-timetable parity`` reads its inputs
 
-        return tuple(read_schedule("schedule", os.fspath(schedule), offset_model)[0])
-    if isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule):
-        return tuple(schedule)
-    return tuple(load_schedule_versions(schedule, "schedule", offset_model))
+        versions: tuple[ScheduleVersion, ...] = tuple(read_schedule("schedule", os.fspath(schedule), offset_model)[0])
+    elif schedule is None:
+        versions = ()
+    elif isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule):
+        versions = tuple(schedule)
+    else:
+        versions = tuple(load_schedule_versions(schedule, "schedule", offset_model))
+    return start, end, versions, events
 
 
 def hopsworks_windows(
@@ -101,22 +102,18 @@ def hopsworks_windows(
     listing, or a list of pages; a file is read as ``hops-timetable parity`` reads it, a listing or a CSV ledger as
     its first character says). Raises ``AssertionError`` when the meaning of ``-start_time`` cannot be read from the
     data and *meaning* is not given."""
-    start, end = _between(between)
-    versions = _schedule(schedule, offset_model)
-    events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
-    held: Sequence[Execution] | None
-    if isinstance(executions, (dict, list)):
-        export = load_executions(executions, "executions")
-        held, rows, note = export.executions, None, export.note
-    else:
+    start, end, versions, events = _side(between, schedule, outages, offset_model)
+    if not isinstance(executions, (dict, list)):
         from hops_timetable.cli.parity import read_record
 
         held, rows, note, _ = read_record("executions", os.fspath(executions))
-    side = Windows("hopsworks", start, end, versions, (), held, rows, outages=events, note=note)
+    else:
+        export = load_executions(executions, "executions")
+        held, rows, note = export.executions, None, export.note
+    side = Windows("hopsworks", start, end, versions, (), held, rows, meaning=meaning, outages=events, note=note)
     outcome = _run(side, None)
     if outcome.report is None:
-        assert outcome.reading is not None
-        raise AssertionError(outcome.reading.explain())
+        raise AssertionError(outcome.reading.explain() if outcome.reading else "no reading")
     runs = tuple(r for r in outcome.hopsworks_runs if r.fire is None or start <= r.fire < end)
     return replace(side, runs=runs, meaning=None if outcome.reading is None else outcome.reading.meaning)
 
@@ -129,9 +126,7 @@ def schedule_windows(
     offset_model: str | None = None,
 ) -> Windows:
     """*schedule* replayed over *between* through *outages*: the windows its imported DAG would process."""
-    start, end = _between(between)
-    versions = _schedule(schedule, offset_model)
-    events = tuple(Event("outage", as_utc(a), as_utc(b)) for a, b in outages)
+    start, end, versions, events = _side(between, schedule, outages, offset_model)
     runs = tuple(replay_runs(replay(versions, start, end, events), start, end))
     return Windows("airflow", start, end, versions, runs, outages=events)
 
@@ -162,7 +157,7 @@ def airflow_windows(
     """The runs of *dag_id* on the live Airflow at *api*, with the windows their tasks see (the audit's client)."""
     from hops_timetable.cli.parity import airflow_side
 
-    start, end = _between(between)
+    start, end, _, _ = _side(between, None)
     version, runs = airflow_side(api, dag_id, token=token, username=username, password=password)
     return Windows("airflow", start, end, (version,), tuple(runs), live=True)
 
@@ -181,7 +176,6 @@ def _run(
         airflow_runs=list(airflow.runs) if airflow is not None and airflow.live else None,
         outages=events,
         meaning=hopsworks.meaning,
-        grace=DEFAULT_GRACE,
         accepted=accepted,
         incomplete_note=hopsworks.note,
     )

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from hops_timetable.cli.app import main
-from hops_timetable.core.parity import CLASSES
+from hops_timetable.core.parity.compare import CLASSES
 
 DATA = Path(__file__).parent / "data" / "parity"
 
@@ -402,7 +402,7 @@ def test_a_missing_page_is_inconclusive_not_missing_windows(capsys: pytest.Captu
 def test_the_fire_limit_is_checked_first_and_exactly_the_cap_is_accepted(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from hops_timetable.core.parity import load_schedule_versions
+    from hops_timetable.core.parity.exports import load_schedule_versions
     from hops_timetable.core.parity.replay import MAX_FIRES, check_fires
     from hops_timetable.core.time_text import parse_time
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hops_timetable.core.export_schedule import IGNORED_KEYS, KNOWN_KEYS, read_schedule, schedule_of
-from hops_timetable.core.parity import load_schedule_versions
+from hops_timetable.core.parity.exports import load_schedule_versions
 from hops_timetable.core.validation import ArgumentError
 
 UTC = timezone.utc

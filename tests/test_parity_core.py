@@ -15,8 +15,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import UTC
 
-from hops_timetable.core.parity import load_executions, load_ledger, load_schedule_versions, parity
-from hops_timetable.core.parity.exports import MAX_EXECUTIONS
+from hops_timetable.core.parity.exports import MAX_EXECUTIONS, load_executions, load_schedule_versions
+from hops_timetable.core.parity.ledger import load_ledger
+from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
 

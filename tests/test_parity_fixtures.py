@@ -11,7 +11,8 @@ from pathlib import Path
 import parity_fixtures
 import pytest
 
-from hops_timetable.core.parity import Execution, ScheduleVersion, load_executions, load_schedule_versions, parity
+from hops_timetable.core.parity.exports import Execution, ScheduleVersion, load_executions, load_schedule_versions
+from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.time_text import parse_time
 
 ROOT = Path(__file__).parent / "data" / "parity"

@@ -65,6 +65,8 @@ def test_an_undecidable_meaning_is_refused() -> None:
     listing = {"items": [], "count": 0}
     with pytest.raises(AssertionError, match="cannot be read"):
         hopsworks_windows(scenario / "schedule.json", listing, between=BETWEEN)
+    # Stated, the meaning is used as ``parity --start-time-meaning`` uses it.
+    assert hopsworks_windows(scenario / "schedule.json", listing, between=BETWEEN, meaning="fire").meaning == "fire"
 
 
 def test_a_dag_file_against_the_schedule(tmp_path: Path) -> None:

@@ -1,16 +1,11 @@
 """A Hopsworks job schedule as its REST API and Python SDK export it: the one reading of its keys.
 
-``hops-timetable import`` turns it into ``hops_schedule`` arguments and ``parity`` replays it; both read it here, so
-a key means one thing to both. The object is the REST / ``JobSchedule.to_dict()`` one (camelCase, dates in epoch
-milliseconds UTC): :data:`KNOWN_KEYS`; a job object holding ``jobSchedule`` names the job (:func:`schedule_of`).
-
-What does not carry over is a warning, never silently dropped: a disabled schedule, a negative start offset read
-as the offset model says (two older generations read it differently, so without a model it is an error naming both
-readings: :mod:`hops_timetable.core.offset_model`), an end offset (ignored, as in Hopsworks) and unknown keys. Every
-value is checked by :mod:`hops_timetable.core.validation`, each key's alone first (so a report names every bad key
-at once), then the whole schedule by :meth:`hops_timetable.core.schedule.Schedule.build`, the one validation
-sequence every entry point applies (a schedule that never runs is refused there). Errors are collected, not
-raised. Pure: no Airflow import.
+``hops-timetable import`` and ``parity`` both read it here, so a key means one thing to both. The object is the REST
+/ ``JobSchedule.to_dict()`` one (camelCase, dates in epoch milliseconds UTC): :data:`KNOWN_KEYS`. What does not
+carry over is a warning, never silently dropped: a disabled schedule, a negative start offset (read as the offset
+model says: :mod:`hops_timetable.core.offset_model`), an end offset (ignored, as in Hopsworks) and unknown keys. Each
+key is checked alone first (so a report names every bad key at once), then the whole schedule by
+:meth:`hops_timetable.core.schedule.Schedule.build`. Errors are collected, not raised. Pure: no Airflow import.
 """
 
 from __future__ import annotations

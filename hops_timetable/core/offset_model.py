@@ -15,6 +15,7 @@ The export does not say which generation wrote it, so the value is refused unles
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timezone
 from typing import Final
 
@@ -33,19 +34,11 @@ _SAMPLE_FROM = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def constant_interval(cron: QuartzCron, start: datetime | None) -> int | None:
     """The seconds between consecutive fires when the next :data:`_SAMPLE_FIRES` fires after *start* are evenly
     spaced, else ``None``."""
-    fire = cron.next_after(start or _SAMPLE_FROM)
-    gap: int | None = None
-    for _ in range(_SAMPLE_FIRES):
-        if fire is None:
-            return gap
-        following = cron.next_after(fire)
-        if following is None:
-            return gap
-        seconds = (following - fire).total_seconds()
-        if not seconds.is_integer() or (gap is not None and int(seconds) != gap):
-            return None
-        gap, fire = int(seconds), following
-    return gap
+    fires = [cron.next_after(start or _SAMPLE_FROM)]
+    while len(fires) <= _SAMPLE_FIRES and fires[-1] is not None:
+        fires.append(cron.next_after(fires[-1]))
+    gaps = {(b - a).total_seconds() for a, b in itertools.pairwise(f for f in fires if f is not None)}
+    return int(gaps.pop()) if len(gaps) == 1 and next(iter(gaps)).is_integer() else None
 
 
 def resolve_start_offset(

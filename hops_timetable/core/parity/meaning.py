@@ -159,14 +159,6 @@ class Reading:
         }
 
 
-def _value(meaning: str, policy: CatchupPolicy, fire: datetime) -> datetime | None:
-    if meaning == "next":
-        return policy.cron.next_after(fire)
-    if meaning == "fire":
-        return fire
-    return policy.interval_start(fire)
-
-
 def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
     """The fire *arg* names under *meaning*, or ``None`` when it is no value of that meaning."""
     if meaning == "logical":
@@ -249,28 +241,19 @@ def _on_time(
         fits: str | None = None
         if arg == fire:
             fits = "fire"
-        elif arg > fire and _value("next", policy, fire) == arg:
+        elif arg > fire and policy.cron.next_after(fire) == arg:
             fits = "next"
-        elif arg < fire and _value("logical", policy, fire) == arg:
+        elif arg < fire and policy.interval_start(fire) == arg:
             fits = "logical"
         yield i, execution, fire, fits
 
 
-def _votes(
-    on_time: Iterable[tuple[int, Execution, datetime, str | None]],
-) -> tuple[dict[str, int], int, int, dict[str | None, array[int]]]:
-    """The votes for each meaning, the number of on-time executions, how many of them fit no meaning, and the
-    indices of those that voted for each meaning (``None``: for none)."""
+def _voters(on_time: Iterable[tuple[int, Execution, datetime, str | None]]) -> dict[str | None, array[int]]:
+    """The indices of the on-time executions that voted for each meaning (``None``: for none)."""
     voters: dict[str | None, array[int]] = {m: array("q") for m in (*MEANINGS, None)}
     for i, _, _, fits in on_time:
         voters[fits].append(i)
-    votes = {m: len(voters[m]) for m in MEANINGS}
-    return votes, sum(map(len, voters.values())), len(voters[None]), voters
-
-
-def _leader(votes: dict[str, int], on_time: int) -> str | None:
-    top = max(MEANINGS, key=lambda m: votes[m])
-    return top if votes[top] >= MIN_VOTES and votes[top] >= MAJORITY * on_time else None
+    return voters
 
 
 def detect_meaning(
@@ -283,12 +266,15 @@ def detect_meaning(
     *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
     skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
-    shown, shown_on_time, undecided, voters = _votes(_on_time(executions, versions, policies, skew, grace))
-    if given is not None and rival is not None and given == rival:
+    voters = _voters(_on_time(executions, versions, policies, skew, grace))
+    shown = {m: len(voters[m]) for m in MEANINGS}
+    shown_on_time, undecided = sum(map(len, voters.values())), len(voters[None])
+    if rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
         skew = timedelta(0)
-        voters = _votes(_on_time(executions, versions, policies, skew, grace))[3]
-    leader = _leader(shown, shown_on_time)
+        voters = _voters(_on_time(executions, versions, policies, skew, grace))
+    top = max(MEANINGS, key=lambda m: shown[m])
+    leader = top if shown[top] >= MIN_VOTES and shown[top] >= MAJORITY * shown_on_time else None
     if rival is not None and given in (best, rival):
         leader = given  # either reading fits the data: the stated one contradicts nothing
     meaning = given if given is not None else leader

@@ -1,10 +1,8 @@
 """Holding a million of something as numbers: instants as integer microseconds, and sequences made on demand.
 
-A parity check over a million fires held as objects (an execution, a window of three ``datetime`` values, a run, a
-row) takes over a kilobyte per fire. Held as microseconds in :class:`array.array` columns it takes tens of bytes;
-the objects are made when a step reads them and dropped after it (:class:`Lazy`).
-
-Pure: no Airflow import.
+A million fires held as objects (an execution, a window of three ``datetime`` values, a run, a row) take over a
+kilobyte each; as microseconds in :class:`array.array` columns, tens of bytes. The objects are made when a step
+reads them and dropped after it (:class:`Lazy`). Pure: no Airflow import.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Final, TypeVar, overload
+from typing import Any, Final, TypeVar
 
 __all__ = ["NO_TIME", "Lazy", "Ordered", "from_us", "to_us"]
 
@@ -30,15 +28,12 @@ def to_us(value: datetime) -> int:
 
 
 def from_us(value: int) -> datetime:
-    """The UTC instant *value* microseconds after the epoch (:func:`to_us` undone)."""
     return _EPOCH + _US * value  # twice as fast as timedelta(microseconds=value): it is called millions of times
 
 
 class Lazy(Sequence[_T]):
-    """A sequence whose items are made each time they are read, in order, by *make* (re-iterable, never stored).
-
-    Indexing walks from the start: meant for small sequences in tests and for ``[0]``; the steps iterate it.
-    """
+    """A sequence whose items *make* makes again each time they are read, in order (never stored). Indexing walks
+    from the start: meant for ``[0]`` and small sequences in tests; the steps iterate it."""
 
     def __init__(self, make: Callable[[], Iterator[_T]], length: int | None = None) -> None:
         self._make = make
@@ -52,13 +47,7 @@ class Lazy(Sequence[_T]):
             self._length = sum(1 for _ in self._make())
         return self._length
 
-    @overload
-    def __getitem__(self, index: int) -> _T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[_T]: ...
-
-    def __getitem__(self, index: int | slice) -> _T | list[_T]:
+    def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return list(self)[index]
         at = index + len(self) if index < 0 else index
@@ -76,5 +65,5 @@ class Lazy(Sequence[_T]):
 
 
 class Ordered(Lazy[_T]):
-    """A :class:`Lazy` sequence of runs made in the order a comparison merges them: those on no fire first, then
-    in fire order. :func:`~hops_timetable.core.parity.compare.compare` reads them as they come; other runs it sorts."""
+    """Runs made in the order a comparison merges them: those on no fire first, then in fire order (other runs
+    :func:`~hops_timetable.core.parity.compare.compare` sorts)."""
