@@ -51,26 +51,23 @@ def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
 
 
 class _Reader:
-    """A file read in chunks as UTF-8 text, at most *limit* bytes, hashed as it is read (the whole export is never
-    held at once)."""
+    """A file read in chunks as UTF-8 text, at most *limit* bytes, hashed as it is read (never held whole)."""
 
     CHUNK = 1 << 20
 
     def __init__(self, flag: str, path: str, limit: int) -> None:
         self.flag, self.path, self.limit = flag, path, limit
-        self.sha256 = hashlib.sha256()
-        self.size = 0
+        self.sha256, self.size = hashlib.sha256(), 0
         self.decoder = codecs.getincrementaldecoder("utf-8")()
         try:
             self.file = open(path, "rb")  # noqa: SIM115 -- closed by chunks(), which reads it to the end
         except OSError as exc:
             raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
-        self.ended = False
         self.head = self._read()
 
-    def _read(self) -> str:
+    def _read(self) -> str | None:
+        """The next chunk's text; ``None`` at the end."""
         data = self.file.read(self.CHUNK)
-        self.ended = not data
         self.size += len(data)
         if self.size > self.limit:
             self.file.close()
@@ -78,15 +75,12 @@ class _Reader:
         self.sha256.update(data)
         pending = len(self.decoder.getstate()[0])  # the bytes of a character the previous chunk cut
         try:
-            return self.decoder.decode(data, final=not data)
+            text = self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as exc:
             self.file.close()
             at = self.size - len(data) - pending + exc.start
             raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
-
-    def first(self) -> str:
-        """The first character that is not whitespace ('' for an empty file)."""
-        return self.head.lstrip()[:1]
+        return text if data else None
 
     def lines(self) -> Iterator[str]:
         """The text line by line, each with its ``\n`` (a CSV field may hold other line breaks)."""
@@ -100,11 +94,8 @@ class _Reader:
     def chunks(self) -> Iterator[str]:
         with self.file:
             text = self.head
-            while True:
-                if text:
-                    yield text
-                if self.ended:
-                    return
+            while text is not None:
+                yield text
                 text = self._read()
 
 
@@ -121,7 +112,7 @@ def read_record(
     by piece) or a CSV ledger (row by row). Returns the executions or the ledger rows, the note of a listing that
     misses a page, and the sha256 of the file's bytes."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
-    if reader.first() in ("{", "["):
+    if (reader.head or "").lstrip()[:1] in ("{", "["):
         export = read_executions(reader.chunks(), path, progress)
         return export.executions, None, export.note, reader.sha256.hexdigest()
     reader.limit = MAX_LEDGER_CHARS

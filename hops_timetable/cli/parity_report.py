@@ -13,7 +13,7 @@ from hops_timetable.core.parity.compare import AGREE, Report, Row, SideRun
 from hops_timetable.core.parity.meaning import Reading, derived_values
 from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.verdict import Verdict
-from hops_timetable.core.window import HopsWindow
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
 __all__ = ["FORMAT", "payload", "text_lines", "write_json"]
 
@@ -25,30 +25,18 @@ _ROWS: Final = "\x00rows\x00"
 
 def write_json(data: dict[str, Any], report: Report | None, out: TextIO) -> None:
     """The document *data* as ``json.dumps(..., indent=2)`` would write it, its rows made and written one by one."""
-    text = json.dumps(data, indent=2)
-    marker = f'"{json.dumps(_ROWS)[1:-1]}"'
-    head, _, tail = text.partition(marker)
-    out.write(head)
+    head, _, tail = json.dumps(data, indent=2).partition(json.dumps(_ROWS))
     rows = [] if report is None else report.rows
-    if not rows:
-        out.write("[]")
-    else:
-        out.write("[")
-        for n, row in enumerate(rows):
-            body = json.dumps(_row(row), indent=2).replace("\n", "\n    ")
-            out.write(("," if n else "") + "\n    " + body)
-        out.write("\n  ]")
-    out.write(tail + "\n")
+    out.write(head + "[")
+    for n, row in enumerate(rows):
+        out.write(("," if n else "") + "\n    " + json.dumps(_row(row), indent=2).replace("\n", "\n    "))
+    out.write(("\n  ]" if rows else "]") + tail + "\n")
 
 
 def _window(window: HopsWindow | None) -> dict[str, str | None] | None:
     if window is None:
         return None
-    return {
-        "HOPS_START_TIME": json_time(window.start),
-        "HOPS_END_TIME": json_time(window.end),
-        "HOPS_LOGICAL_DATE": json_time(window.logical_date),
-    }
+    return dict(zip(HOPS_ENV_KEYS, map(json_time, (window.start, window.end, window.logical_date)), strict=True))
 
 
 def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: datetime) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Final
 from hops_timetable.core.parity.packed import Lazy, Ordered
 from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.verdict import Verdict
-from hops_timetable.core.window import HopsWindow
+from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
 __all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
 
@@ -240,7 +240,6 @@ def _tagged(plan: Plan, tag: int, start: datetime, end: datetime) -> Iterator[tu
 
 
 _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
-_ALL_DERIVED: Final = ("HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE")
 
 
 def _classify(
@@ -265,7 +264,7 @@ def _classify(
     hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
     aw = a_ok[0].window if a_ok else _expected(planned["airflow"])
     # Without a successful run the window shown is the schedule's: every value of it derived.
-    derived = h_ok[0].derived if h_ok else _ALL_DERIVED if hw is not None else ()
+    derived = h_ok[0].derived if h_ok else HOPS_ENV_KEYS if hw is not None else ()
     base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air), derived=derived)
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
@@ -282,14 +281,8 @@ def _classify(
             plan = planned[side]
             return replace(base, status=f"missing_in_{side}", explained_by=None if plan is None else plan.explained_by)
     if not h_ok or not a_ok:
-        return replace(
-            base,
-            status="failed_in_both"
-            if not h_ok and not a_ok
-            else "failed_in_hopsworks"
-            if not h_ok
-            else "failed_in_airflow",
-        )
+        failed = "both" if not h_ok and not a_ok else "airflow" if h_ok else "hopsworks"
+        return replace(base, status=f"failed_in_{failed}")
     if len(h_ok) > 1 or len(a_ok) > 1:
         return replace(base, status="duplicate_in_hopsworks" if len(h_ok) > 1 else "duplicate_in_airflow")
     assert hw is not None and aw is not None

@@ -56,18 +56,17 @@ def load_ledger(text: str | Iterable[str], source: str) -> list[LedgerRow]:
             f"{source}: the CSV header {short_repr(header, 80)} lacks {', '.join(missing)}; expected "
             "HOPS_START_TIME,HOPS_END_TIME[,HOPS_LOGICAL_DATE,ID,STATE,SUBMITTED]",
         )
-    column = {name: i for i, name in enumerate(header)}
     rows: list[LedgerRow] = []
-    for n, record in enumerate(_rows(reader, source), start=2):
+    for n, record in enumerate((r for r in reader if r), start=2):
         where = f"{source}: line {n}"
+        if n - 2 >= MAX_EXECUTIONS:
+            raise ArgumentError(source, None, f"{source}: more than {MAX_EXECUTIONS:,} rows; split the range")
         if len(record) != len(header):
             raise ArgumentError("row", record, f"{where}: {len(record)} fields, the header has {len(header)}")
-        start = _cell(where, record, column, "HOPS_START_TIME")
-        end = _cell(where, record, column, "HOPS_END_TIME")
-        logical = None
-        if "HOPS_LOGICAL_DATE" in column:
-            logical = _cell(where, record, column, "HOPS_LOGICAL_DATE")
-        state = record[column["STATE"]].strip().upper() if "STATE" in column else "SUCCEEDED"
+        cell = dict(zip(header, (value.strip() for value in record), strict=True))
+        start, end = _time(where, cell, "HOPS_START_TIME"), _time(where, cell, "HOPS_END_TIME")
+        logical, submitted = _time(where, cell, "HOPS_LOGICAL_DATE"), _time(where, cell, "SUBMITTED")
+        state = cell.get("STATE", "SUCCEEDED").upper()
         outcome = _LEDGER_STATES.get(state, "running" if state == "RUNNING" else "")
         if not outcome:
             raise ArgumentError(
@@ -75,20 +74,10 @@ def load_ledger(text: str | Iterable[str], source: str) -> list[LedgerRow]:
                 state,
                 f"{where}: STATE={short_repr(state)} is invalid: expected SUCCEEDED, FINISHED, FAILED or RUNNING",
             )
-        ident = record[column["ID"]].strip() if "ID" in column else f"line {n}"
-        submitted = _cell(where, record, column, "SUBMITTED") if "SUBMITTED" in column else None
-        rows.append(LedgerRow(ident[:64], start, end, logical, outcome, submitted))
+        assert start is not None and end is not None  # the header has both
+        rows.append(LedgerRow(cell.get("ID", f"line {n}")[:64], start, end, logical, outcome, submitted))
     return rows
 
 
-def _cell(where: str, record: list[str], column: dict[str, int], key: str) -> datetime:
-    text = record[column[key]].strip()
-    return _checked(where, lambda: parse_time(key, text, strict=True))
-
-
-def _rows(reader: Iterable[list[str]], source: str) -> Iterable[list[str]]:
-    for count, record in enumerate(reader):
-        if count >= MAX_EXECUTIONS:
-            raise ArgumentError(source, None, f"{source}: more than {MAX_EXECUTIONS:,} rows; split the range")
-        if record:
-            yield record
+def _time(where: str, cell: dict[str, str], key: str) -> datetime | None:
+    return _checked(where, lambda: parse_time(key, cell[key], strict=True)) if key in cell else None

@@ -1,26 +1,21 @@
 """What an execution's ``-start_time`` argument means, read from the data, and the fire and window it gives.
 
-The argument has meant three things (see docs/migration.md): the **next** fire after the one that launched the
-execution (the public backend code advances the schedule before building it), the **fire** itself (the docs of
-that period), the **logical** date, i.e. the previous fire clamped to the start (the current docs). Read with the
-wrong meaning every window shifts by one interval, so the meaning is never assumed:
+It has meant three things (docs/migration.md): the **next** fire after the one that launched the execution, the
+**fire** itself, or the **logical** date (the previous fire clamped to the start). The wrong one shifts every
+window by an interval, so the meaning is never assumed:
 
-* **The server's clock.** A server not on UTC writes its local time with a literal ``Z`` into ``submissionTime``
-  (the argument, an ``Instant``, stays right), so every submission is off by the same whole number of quarter hours.
-  Each meaning names a fire per execution; the delays from those fires to the submissions, in quarter hours, give
-  each meaning its likeliest skew. The hypothesis that puts the most executions on time wins, less those it places
-  before the schedule's first fire and less one when it leaves that first fire unrun; a tie keeps no skew. On a
-  uniform cron a skew of whole intervals cannot be told from another meaning unless the schedule's start lies in the
-  data; without it, no skew is assumed. A skew that wins only because another meaning, unskewed, leaves the first
-  fire unrun (an outage at the start does that too) is undecidable: both readings are said.
-* An *on-time* execution was submitted (corrected by the skew) within ``grace`` of the newest fire ``F`` at or
-  before its submission (the Hopsworks timer ticks every minute). It votes for each meaning whose value for ``F``
-  equals its argument (at most one does), or for none. Late launches (catch-up after an outage) do not vote: their
-  ``F`` is unknown.
-* The meaning is detected when one meaning has at least :data:`MIN_VOTES` votes and at least :data:`MAJORITY` of the
-  on-time executions. Those of the others whose argument, so read, names another fire than the one they were on time
-  for are *outliers*: listed, and compared as their arguments say (so they show as differences). Otherwise it is
-  refused with the counts, and the user may state it; a stated meaning that a clear majority contradicts is said so.
+* **The server's clock.** A server not on UTC writes its local time with a literal ``Z`` into ``submissionTime``,
+  so every submission is off by the same whole number of quarter hours. Each meaning's likeliest skew is the most
+  common delay, in quarter hours, from the fires it names to the submissions. The hypothesis putting the most
+  executions on time wins, less those it places before the schedule's first fire and less one when it leaves that
+  fire unrun; a tie keeps no skew. A skew that wins only because another meaning, unskewed, leaves the first fire
+  unrun (an outage at the start does that too) is undecidable: both readings are said.
+* An *on-time* execution was submitted (skew corrected) within ``grace`` of the newest fire ``F`` before it. It
+  votes for the meaning whose value for ``F`` is its argument (at most one), or for none. Late launches (catch-up
+  after an outage) do not vote.
+* Detected: one meaning with at least :data:`MIN_VOTES` votes and :data:`MAJORITY` of the on-time executions. The
+  others whose argument so read names another fire are *outliers*, compared as their arguments say. Otherwise it
+  is refused with the counts, and the user may state it; a stated meaning a clear majority contradicts is said so.
 
 Pure: no Airflow import.
 """
