@@ -219,37 +219,27 @@ def read_executions(
     found: dict[int, int] = {}  # id -> where it is stored: only while reading
     stored = _Stored()
     declared: int | None = None
-    copies = index = 0
-    for event in events(chunks, source):
-        where = source if event.page is None else f"{source}: page {event.page}"
-        value = event.value
-        if event.kind == "page":
-            index = 0
-            if value is not None:
-                what = f'expected an object {{"items": [...], "count": n}}, got {type(value).__name__}'
-                raise ArgumentError("page", value, f"{where}: {what}")
-        elif event.kind == "items":
-            raise ArgumentError("items", value, f"{where}: items={short_repr(value, 60)} is not a list")
-        elif event.kind == "key" and event.name == "count" and value is not None:
-            if not _whole(value):
+    copies = 0
+    for where, what, value in events(chunks, source):
+        if what == "count":
+            if value is not None and not _whole(value):
                 raise ArgumentError("count", value, f"{where}: count={short_repr(value)} is not a whole number >= 0")
-            declared = max(declared or 0, value)
-        elif event.kind == "item":
-            execution = _execution(value, f"{where}: items[{index}]")
-            index += 1
-            if progress is not None and (copies + len(found) + 1) % PROGRESS_EVERY == 0:
-                progress(copies + len(found) + 1)
-            at = found.get(execution.id)
-            if at is not None:
-                copies += 1
-                if _newest_first(execution) > _newest_first(stored[at]):
-                    stored.put(execution, at)
-            elif len(found) >= MAX_EXECUTIONS:
-                too_many = f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
-                raise ArgumentError("items", None, too_many)
-            else:
-                found[execution.id] = len(stored)
-                stored.put(execution)
+            declared = declared if value is None else max(declared or 0, value)
+            continue
+        execution = _execution(value, f"{where}: {what}")
+        if progress is not None and (copies + len(found) + 1) % PROGRESS_EVERY == 0:
+            progress(copies + len(found) + 1)
+        at = found.get(execution.id)
+        if at is not None:
+            copies += 1
+            if _newest_first(execution) > _newest_first(stored[at]):
+                stored.put(execution, at)
+        elif len(found) >= MAX_EXECUTIONS:
+            too_many = f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
+            raise ArgumentError("items", None, too_many)
+        else:
+            found[execution.id] = len(stored)
+            stored.put(execution)
     del found
     return ExecutionsExport(stored.by_id(), declared, copies)
 

@@ -10,23 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import NoReturn
 
-from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = ["Event", "events"]
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """``page`` (a page begins; ``value``: the page itself when it is not an object), ``item`` (one of its
-    ``items``), ``key`` (another key, ``name``) or ``items`` (``items`` is not a list)."""
-
-    kind: str
-    page: int | None  # None: the listing is one page, not a list of pages
-    name: str = ""
-    value: object = None
+__all__ = ["events"]
 
 
 class _Text:
@@ -91,29 +79,35 @@ class _Text:
         raise ArgumentError(self.source, None, f"{self.source} is not a JSON executions listing: {problem}")
 
 
-def events(chunks: Iterable[str], source: str) -> Iterator[Event]:
-    """The pages, items and other keys of the listing whose text comes in *chunks*; see the module docstring."""
+def events(chunks: Iterable[str], source: str) -> Iterator[tuple[str, str, object]]:
+    """Where (the file, and the page in a list of pages), what (``count``, or ``items[i]``) and the value of each
+    page's ``count`` and each of its items, from the listing's text in *chunks*; see the module docstring."""
     text = _Text(chunks, source)
     if text.peek() == "[":
         for page, _ in enumerate(text.each("]", "after a page")):
-            yield from _page(text, page)
+            yield from _page(text, f"{source}: page {page}")
     else:
-        yield from _page(text, None)
+        yield from _page(text, source)
     if text.peek():
         text.fail("text after the listing")
 
 
-def _page(text: _Text, number: int | None) -> Iterator[Event]:
+def _page(text: _Text, where: str) -> Iterator[tuple[str, str, object]]:
     if text.peek() != "{":
-        yield Event("page", number, value=text.value())  # not an object: the loader names it
-        return
-    yield Event("page", number)
+        page = text.value()
+        what = f'expected an object {{"items": [...], "count": n}}, got {type(page).__name__}'
+        raise ArgumentError("page", page, f"{where}: {what}")
     for _ in text.each("}", "in a page"):
         name = text.value()
         if not isinstance(name, str):
             text.fail("an object key is not a string")
         text.expect(":", "':' after a key")
         if name == "items" and text.peek() == "[":
-            yield from (Event("item", number, value=text.value()) for _ in text.each("]", "after an item"))
+            yield from ((where, f"items[{i}]", text.value()) for i, _ in enumerate(text.each("]", "after an item")))
+        elif name == "items":
+            items = text.value()
+            raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
+        elif name == "count":
+            yield where, name, text.value()
         else:
-            yield Event("items" if name == "items" else "key", number, name, text.value())
+            text.value()
