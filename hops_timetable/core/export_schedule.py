@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final, TypeVar
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
@@ -93,110 +92,87 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
     if not isinstance(obj, dict):
         error = f"expected a JSON object with cronExpression, got {type(obj).__name__} {short_repr(obj, 60)}"
         return ExportedSchedule(None, errors=(ArgumentError("schedule", obj, error),))
-    return _Reading(obj, offset_model, job_name).result()
+    return _read(obj, offset_model, job_name)
 
 
-class _Reading:
+def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> ExportedSchedule:
     """The values of one schedule object, read in order, every refusal collected."""
+    warnings: list[str] = []
+    errors: list[ArgumentError] = []
 
-    def __init__(self, obj: dict[str, Any], offset_model: str | None, outer_name: str | None) -> None:
-        self.obj = obj
-        self.model = offset_model
-        name = obj.get("jobName", outer_name)
-        self.job_name = name if isinstance(name, str) and name else None
-        self.warnings: list[str] = []
-        self.errors: list[ArgumentError] = []
-
-    def check(self, rule: Callable[[], _T]) -> _T | None:
+    def check(rule: Callable[[], _T]) -> _T | None:
         try:
             return rule()
         except ArgumentError as exc:
-            self.errors.append(exc)
+            errors.append(exc)
             return None
 
-    def result(self) -> ExportedSchedule:
-        obj = self.obj
-        cron = self.cron()
-        start = self.check(lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
-        end = self.check(lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
-        skip_to = self.check(lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
-        enabled = self.flag("enabled", True)
-        if not enabled:
-            self.warnings.append("the schedule is disabled in Hopsworks: the DAG is created paused")
-        catchup = self.flag("catchup", False)
-        runs = obj.get("maxActiveRuns")
-        max_active = 1 if runs is None else self.check(lambda: check_max_active_runs("maxActiveRuns", runs))
-        offset = self.offset(cron, start)
-        self.check(lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns")))
-        unknown = sorted(str(k) for k in set(obj) - set(KNOWN_KEYS) - IGNORED_KEYS)
-        self.warnings += [f"unknown key {short_repr(key)} ignored" for key in unknown[:_MAX_UNKNOWN_WARNINGS]]
-        schedule = None
-        if cron is not None and not self.errors:
-            try:
-                schedule = Schedule.build(
-                    cron,
-                    names=EXPORT_KEYS,
-                    start_time=start,
-                    end_time=end,
-                    skip_to_date=skip_to,
-                    catchup=catchup,
-                    start_time_offset_seconds=offset,
-                    max_catchup_runs=obj.get("maxCatchupRuns"),
-                )
-            except ArgumentError as exc:  # values that do not go together: named by the key of the export
-                self.errors.append(ArgumentError(EXPORT_KEYS.get(exc.name, exc.name), exc.value, str(exc)))
-        return ExportedSchedule(
-            job_name=self.job_name,
-            schedule=schedule,
-            enabled=enabled,
-            max_active_runs=1 if max_active is None else max_active,
-            warnings=tuple(self.warnings),
-            errors=tuple(self.errors),
-        )
-
-    def cron(self) -> QuartzCron | None:
-        text = self.obj.get("cronExpression")
-        if not isinstance(text, str):
-            self.errors.append(
-                ArgumentError(
-                    "cronExpression",
-                    text,
-                    f"cronExpression={short_repr(text)} is invalid: expected a Quartz cron expression string such as "
-                    "'0 0 * ? * * *'",
-                )
-            )
-            return None
-        try:
-            return QuartzCron(text)
-        except CronSyntaxError as exc:
-            self.errors.append(
-                ArgumentError("cronExpression", text, f"cronExpression is rejected by this engine: {exc}")
-            )
-            return None
-
-    def flag(self, key: str, default: bool) -> bool:
-        value = self.obj.get(key)
-        if value is None:
-            return default
-        checked = self.check(lambda: check_bool(key, value))
+    def flag(key: str, default: bool) -> bool:
+        value = obj.get(key)
+        checked = None if value is None else check(lambda: check_bool(key, value))
         return default if checked is None else checked
 
-    def offset(self, cron: QuartzCron | None, start: datetime | None) -> int | None:
-        obj = self.obj
-        value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
-        seconds = self.check(
-            lambda: resolve_start_offset("startTimeOffsetSeconds", value, self.model, cron, start, end_offset)
+    cron = check(lambda: _cron(obj.get("cronExpression")))
+    start = check(lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
+    end = check(lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
+    skip_to = check(lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
+    enabled = flag("enabled", True)
+    if not enabled:
+        warnings.append("the schedule is disabled in Hopsworks: the DAG is created paused")
+    catchup = flag("catchup", False)
+    runs = obj.get("maxActiveRuns")
+    max_active = 1 if runs is None else check(lambda: check_max_active_runs("maxActiveRuns", runs))
+    value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
+    offset = check(lambda: resolve_start_offset("startTimeOffsetSeconds", value, model, cron, start, end_offset))
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0 and offset is not None:
+        relative_to = "interval start" if model == "interval-start" else "fire"
+        warnings.append(
+            f"startTimeOffsetSeconds={value} read as --offset-model {model} (relative to the {relative_to}): "
+            f"today's offset {offset}"
         )
-        negative = isinstance(value, int) and not isinstance(value, bool) and value < 0
-        if negative and seconds is not None:
-            relative_to = "interval start" if self.model == "interval-start" else "fire"
-            self.warnings.append(
-                f"startTimeOffsetSeconds={value} read as --offset-model {self.model} (relative to the "
-                f"{relative_to}): today's offset {seconds}"
+    if end_offset is not None:
+        warnings.append(
+            f"endTimeOffsetSeconds={short_repr(end_offset)} is ignored, as Hopsworks ignores it: "
+            "HOPS_END_TIME is the fire moved by startTimeOffsetSeconds alone"
+        )
+    check(lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns")))
+    unknown = sorted(str(k) for k in set(obj) - set(KNOWN_KEYS) - IGNORED_KEYS)
+    warnings += [f"unknown key {short_repr(key)} ignored" for key in unknown[:_MAX_UNKNOWN_WARNINGS]]
+    schedule = None
+    if cron is not None and not errors:
+        try:
+            schedule = Schedule.build(
+                cron,
+                names=EXPORT_KEYS,
+                start_time=start,
+                end_time=end,
+                skip_to_date=skip_to,
+                catchup=catchup,
+                start_time_offset_seconds=offset,
+                max_catchup_runs=obj.get("maxCatchupRuns"),
             )
-        if end_offset is not None:
-            self.warnings.append(
-                f"endTimeOffsetSeconds={short_repr(end_offset)} is ignored, as Hopsworks ignores it: "
-                "HOPS_END_TIME is the fire moved by startTimeOffsetSeconds alone"
-            )
-        return seconds
+        except ArgumentError as exc:  # values that do not go together: named by the key of the export
+            errors.append(ArgumentError(EXPORT_KEYS.get(exc.name, exc.name), exc.value, str(exc)))
+    name = obj.get("jobName", outer_name)
+    return ExportedSchedule(
+        job_name=name if isinstance(name, str) and name else None,
+        schedule=schedule,
+        enabled=enabled,
+        max_active_runs=1 if max_active is None else max_active,
+        warnings=tuple(warnings),
+        errors=tuple(errors),
+    )
+
+
+def _cron(text: object) -> QuartzCron:
+    if not isinstance(text, str):
+        raise ArgumentError(
+            "cronExpression",
+            text,
+            f"cronExpression={short_repr(text)} is invalid: expected a Quartz cron expression string such as "
+            "'0 0 * ? * * *'",
+        )
+    try:
+        return QuartzCron(text)
+    except CronSyntaxError as exc:
+        raise ArgumentError("cronExpression", text, f"cronExpression is rejected by this engine: {exc}") from None
