@@ -1,14 +1,9 @@
 """Helpers for a migration's test suite: prove that Airflow processes the windows Hopsworks processed.
 
-Plain functions, no fixtures, no pytest import; importing this module never imports Airflow (only
-:func:`dag_file_windows` does, when called, to read a DAG file as Airflow's dag-processor does; :func:`airflow_windows`
-needs ``httpx``, which Airflow installs). An example test file is in docs/migration.md.
-
-* :func:`hopsworks_windows`: a Hopsworks schedule and executions export (paths or parsed JSON) as windows;
-* :func:`schedule_windows`: a schedule replayed, as the DAG ``hops-timetable import`` writes would run it;
-* :func:`dag_file_windows`: a DAG file's schedule replayed; :func:`airflow_windows`: a live Airflow's runs;
-* :func:`compare_windows` returns the report ``hops-timetable parity`` prints; :func:`assert_same_windows` and
-  :func:`assert_dag_matches_schedule` raise ``AssertionError`` listing each differing fire.
+Plain functions over what ``hops-timetable parity`` calls; importing this module never imports Airflow (only
+:func:`dag_file_windows` does, when called; :func:`airflow_windows` needs ``httpx``, which Airflow installs). An
+example test file is in docs/migration.md. :func:`assert_same_windows` and :func:`assert_dag_matches_schedule` raise
+``AssertionError`` listing each differing fire.
 """
 
 from __future__ import annotations
@@ -46,11 +41,8 @@ Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]
 
 @dataclass(frozen=True)
 class Windows:
-    """One side over ``[start, end)``: its schedule versions and what ran (executions, ledger rows or runs).
-
-    ``runs`` lists each run with the fire it ran for and its HOPS window, for a test to inspect; the comparison
-    reads the rest. ``outages`` are declared outages of that side, replayed on both sides.
-    """
+    """One side over ``[start, end)``: its schedule versions and what ran. ``runs`` (each run, its fire and HOPS
+    window) are for a test to inspect; ``outages``, declared, are replayed on both sides."""
 
     side: str
     start: datetime

@@ -1,10 +1,9 @@
 """``hops-timetable parity``: did Hopsworks and Airflow process the same HOPS windows over a time range?
 
-Hopsworks' side is its schedule (one or several versions) and its executions listing (or a CSV ledger); Airflow's is
-the same schedule replayed (default), a DAG file's schedule replayed (``--dag-file``, read as Airflow's dag-processor
-reads it), or a live Airflow's runs (``--airflow-api``, through the audit's client). The comparison itself is
-:func:`hops_timetable.core.parity.parity`. Exit status: 0 parity, 3 differences, 4 inconclusive, 2 bad input, 1 when
-Airflow cannot be read. The JSON format is documented in docs/cli.md (``format``: :data:`FORMAT`).
+Hopsworks' side is its schedule versions and executions listing (or a CSV ledger); Airflow's is the same schedule
+replayed, a DAG file's (``--dag-file``) or a live Airflow's runs (``--airflow-api``). The comparison is
+:func:`hops_timetable.core.parity.sides.parity`; exit status 0 parity, 3 differences, 4 inconclusive, 2 bad input,
+1 when Airflow cannot be read. The JSON format is in docs/cli.md.
 """
 
 from __future__ import annotations
@@ -108,9 +107,8 @@ def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[
 def read_record(
     flag: str, path: str, progress: Callable[[int], None] | None = None
 ) -> tuple[Sequence[Execution] | None, list[LedgerRow] | None, str | None, str]:
-    """Hopsworks' record in the file *path*, as its first character says: an executions listing (JSON, read piece
-    by piece) or a CSV ledger (row by row). Returns the executions or the ledger rows, the note of a listing that
-    misses a page, and the sha256 of the file's bytes."""
+    """The executions listing (JSON) or CSV ledger in *path*, as its first character says, read piece by piece: the
+    executions or the ledger rows, the note of a listing that misses a page, and the sha256 of the file."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
     if (reader.head or "").lstrip()[:1] in ("{", "["):
         export = read_executions(reader.chunks(), path, progress)

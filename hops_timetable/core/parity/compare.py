@@ -1,9 +1,7 @@
 """Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why.
 
-Each side is a list of :class:`SideRun` (a run attributed to a scheduled fire, or a manual run with or without a
-window) and a :class:`~hops_timetable.core.parity.replay.Plan` (what its schedule makes of every fire, through the
-same outages). Every fire in ``[start, end)`` that either plan makes a run of, drops, or that has a run, gets one
-:class:`Row` classified by :data:`CLASSES`:
+Each side is its runs (:class:`SideRun`) and its :class:`~hops_timetable.core.parity.replay.Plan`. Every fire in
+``[start, end)`` that either plan makes a run of, drops, or that has a run, gets one :class:`Row` (:data:`CLASSES`):
 
 * ``match`` / ``match_retried``: both processed the same window (after a failed attempt or a rerun); a fire neither
   system ran is a ``match`` too, with the rule that explains it;
@@ -148,11 +146,8 @@ def compare(
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
-    """The report of the two sides over ``[start, end)``; see the module docstring.
-
-    The rows are made in fire order by merging the plans' fires and each side's runs, all in fire order: runs that
-    are not (a live Airflow's, a ledger's) are sorted first. Nothing is looked up in a table of every fire.
-    """
+    """The report of the two sides over ``[start, end)``, its rows made by merging the plans' fires and each side's
+    runs in fire order (runs not in that order, a live Airflow's or a ledger's, are sorted first)."""
     manual: list[tuple[str, SideRun]] = []
     unplaced: list[tuple[str, SideRun]] = []
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}

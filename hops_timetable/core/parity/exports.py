@@ -1,7 +1,4 @@
-"""Reading Hopsworks' exports for ``parity``: schedule versions and the executions listing.
-
-Untrusted text from another system: sizes are bounded, every field is checked and an error names the file, the
-field, the value and what would be valid (:class:`ArgumentError`).
+"""Reading Hopsworks' exports for ``parity`` (untrusted: sizes bounded, every field checked, errors named).
 
 * A schedule is read as ``import`` reads it (:mod:`hops_timetable.core.export_schedule`). Several versions are
   ``{"versions": [...]}``, each with ``effectiveFrom`` (epoch milliseconds; the first may omit it).

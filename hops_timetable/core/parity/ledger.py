@@ -1,10 +1,7 @@
-"""Reading a CSV ledger for ``parity``: the windows a job recorded itself, read row by row.
+"""Reading a CSV ledger for ``parity``: the windows a job recorded itself, row by row (untrusted, like every export).
 
-The header holds ``HOPS_START_TIME`` and ``HOPS_END_TIME`` (optionally ``HOPS_LOGICAL_DATE``, ``ID``, ``STATE`` and
-``SUBMITTED``, when the run started). Like every export it is untrusted text: sizes are bounded and an error names
-the file, the line, the field and what would be valid (:class:`ArgumentError`).
-
-Pure: no Airflow import.
+The header holds ``HOPS_START_TIME`` and ``HOPS_END_TIME``, optionally ``HOPS_LOGICAL_DATE``, ``ID``, ``STATE`` and
+``SUBMITTED`` (when the run started). Pure: no Airflow import.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What a schedule makes of a time range: the decision and window of every fire, through outages and edits.
 
-The decisions are the outage simulator's (:func:`~hops_timetable.core.simulate.simulate`), the intervals
-:class:`~hops_timetable.core.catchup.CatchupPolicy`'s and the windows :func:`~hops_timetable.core.window.hops_window`'s:
-nothing is re-derived here. A schedule with several versions is replayed one version per stretch of time; the first
-run after an edit never starts its interval before the last run's fire (the policy's edit floor, :class:`After`).
-
-Pure: no Airflow import.
+The decisions are the outage simulator's, the intervals the catch-up policy's and the windows ``hops_window``'s:
+nothing is re-derived here. Several versions are replayed one per stretch of time; the first run after an edit
+never starts its interval before the last run's fire (the policy's edit floor, :class:`After`). Pure.
 """
 
 from __future__ import annotations
@@ -156,10 +153,7 @@ def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datet
 
 
 def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, events: Sequence[Event]) -> Plan:
-    """Replay *versions* over ``[start, end)`` through *events* (outages of the system replayed).
-
-    Raises :class:`ArgumentError` when the range holds more than :data:`MAX_FIRES` fires (checked first).
-    """
+    """Replay *versions* over ``[start, end)`` through the outages *events*; :func:`check_fires` first."""
     check_fires(versions, start, end)
     fires = Fires([v.settings.offset for v in versions])
     last: datetime | None = None

@@ -1,8 +1,4 @@
-"""The two sides of a parity check as runs on fires: Hopsworks' executions or ledger, Airflow's replay, and the
-outages inferred from late launches.
-
-Pure: no Airflow import.
-"""
+"""The two sides of a parity check as runs on fires, and the outages inferred from late launches or gaps. Pure."""
 
 from __future__ import annotations
 
@@ -37,10 +33,8 @@ _SECOND = timedelta(seconds=1)
 def execution_runs(
     executions: Sequence[Execution], meaning: str, plan: Plan, skew: timedelta = timedelta(0)
 ) -> Sequence[SideRun]:
-    """Hopsworks' executions as runs: each on the fire its ``-start_time`` names under *meaning*, with its window
-    and the values of it that are derived (:func:`derived_values`); submissions corrected by the clock *skew*.
-
-    In fire order (those on no fire first), made each time they are read: only each run's fire is held."""
+    """Hopsworks' executions as runs on the fires their ``-start_time`` names under *meaning* (submissions corrected
+    by the clock *skew*), in fire order; made each time they are read, only each run's fire is held."""
     derived = derived_values(meaning)
     named = (attribute(e, meaning, plan, skew)[0] for e in executions)
     fires = array("q", (NO_TIME if fire is None else to_us(fire) for fire in named))
@@ -180,15 +174,10 @@ def parity(
     outages_known: bool = False,
 ) -> Outcome:
     """Compare Hopsworks (*executions* or *ledger*; with neither, *versions* replayed) with Airflow over
-    ``[start, end)``.
-
-    Airflow is *airflow_runs* (read from a live Airflow) planned by *airflow_versions*, or with no runs the replay
-    of *airflow_versions* (a DAG file's schedule), or of *versions* themselves. Outages declared and inferred from
-    late executions are replayed on both sides. With executions, the report is ``None`` when the meaning of
-    ``-start_time`` cannot be decided (see :attr:`Outcome.reading`). A ledger without launch times and no outage
-    declared (*outages_known*: the user says there was none) has its outages inferred from its gaps
-    (:func:`gap_outages`); without such a gap, a bounded catch-up leaves the agreement inconclusive (a note).
-    """
+    ``[start, end)``: *airflow_runs* (a live Airflow's) planned by *airflow_versions*, or the replay of
+    *airflow_versions* (a DAG file's schedule), else of *versions*. Outages declared and inferred are replayed on
+    both sides. The report is ``None`` when the meaning of ``-start_time`` cannot be decided. A ledger without launch
+    times and no outage declared (*outages_known*: none, the user says) has its outages inferred from its gaps."""
     reading: Reading | None = None
     skew = timedelta(0)
     bare = Plan(versions)  # to place the runs on fires before any outage is known
