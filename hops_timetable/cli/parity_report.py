@@ -80,9 +80,8 @@ def _verdict(report: Report | None, reading: Reading | None) -> str:
     if report is None:
         return f"inconclusive: {reading.explain() if reading else 'no reading'}"
     text = report.verdict()
-    derived = report.derived
-    if derived and len(report.rows):
-        text += f" ({' and '.join(derived)} of Hopsworks derived from the schedule, not observed)"
+    if report.derived and report.rows:
+        text += f" ({' and '.join(report.derived)} of Hopsworks derived from the schedule, not observed)"
     if reading is not None and reading.contradicted:
         text += f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
     return text
@@ -112,11 +111,8 @@ def _side_run(side: str, run: SideRun) -> dict[str, Any]:
 def _span(window: dict[str, str | None] | None, derived: Sequence[str] = ()) -> str:
     if window is None:
         return "-"
-
-    def value(name: str) -> str:
-        return f"{DERIVED_MARK if name in derived else ''}{window[name]}"
-
-    return f"{value('HOPS_START_TIME')} .. {value('HOPS_END_TIME')}"
+    start, end = (f"{DERIVED_MARK if k in derived else ''}{window[k]}" for k in ("HOPS_START_TIME", "HOPS_END_TIME"))
+    return f"{start} .. {end}"
 
 
 def _detail(row: dict[str, Any]) -> str:
