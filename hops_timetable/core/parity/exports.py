@@ -174,9 +174,10 @@ class _Stored(Sequence[Execution]):
     def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        ident, submitted, start, kind = (column[i] for column in self.columns)
-        arg = None if start == NO_TIME else from_us(start)
-        return Execution(ident, from_us(submitted), *self.kinds[kind][:2], arg, self.kinds[kind][2])
+        ids, submitted, start, kind = self.columns
+        state, final, reruns = self.kinds[kind[i]]
+        arg = None if start[i] == NO_TIME else from_us(start[i])
+        return Execution(ids[i], from_us(submitted[i]), state, final, arg, reruns)
 
 
 @dataclass(frozen=True, slots=True)
