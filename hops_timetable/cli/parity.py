@@ -119,11 +119,11 @@ def read_record(
 
 def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
     """The declared outages, and whether the user declared anything (``none``: Hopsworks was up throughout)."""
-    if any(t.strip().lower() == "none" for t in texts) and len(texts) > 1:
+    ranges = [t for t in texts if t.strip().lower() != "none"]
+    if len(ranges) < len(texts) > 1:
         raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
     example = "2026-03-01T13:30..2026-03-01T16:20, or none"
-    flag = "--hopsworks-outage"
-    return [time_range(flag, t, "outage", example) for t in texts if t.strip().lower() != "none"], bool(texts)
+    return [time_range("--hopsworks-outage", t, "outage", example) for t in ranges], bool(texts)
 
 
 def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
@@ -157,7 +157,6 @@ def airflow_side(
         found = ", ".join(sorted(by_id)) or "none"
         raise BadInput(f"--dag-id {dag_id!r} is not a HopsworksTimetable DAG on {api}; those are: {found}")
     settings = Settings.from_json(by_id[dag_id])
-    schedule = settings.schedule
     runs = []
     for record in client.runs(dag_id):
         rw = run_window(record, settings.offset)
@@ -165,7 +164,7 @@ def airflow_side(
         why = rw.error or ("" if scheduled else "manual" + ("" if rw.window else ": no window"))
         fire = record.data_interval_end if scheduled else None
         runs.append(SideRun(record.run_id, fire, rw.window, _OUTCOMES.get(record.state, "running"), 1, why))
-    return ScheduleVersion(None, schedule), runs
+    return ScheduleVersion(None, settings.schedule), runs
 
 
 _OUTCOMES: Final = {"success": "succeeded", "failed": "failed"}

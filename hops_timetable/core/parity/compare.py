@@ -264,7 +264,7 @@ def _classify(
     blind = [r for r in (*h_ok, *a_ok) if r.window is None]
     if blind:
         return replace(base, status="not_compared", why=blind[0].why or f"run {blind[0].run_id} has no readable window")
-    if (_any_running(hops) and not h_ok) or (_any_running(air) and not a_ok):
+    if any(r.outcome == "running" for r in (*(() if h_ok else hops), *(() if a_ok else air))):
         return replace(base, status="in_flight")
     if not hops and not air:
         return _neither(base, planned)
@@ -296,10 +296,6 @@ def _whole(window: HopsWindow) -> HopsWindow:
 
 def _span(window: HopsWindow) -> tuple[datetime, datetime]:
     return window.start.replace(microsecond=0), window.end.replace(microsecond=0)
-
-
-def _any_running(runs: Sequence[SideRun]) -> bool:
-    return any(r.outcome == "running" for r in runs)
 
 
 def _expected(planned: Planned | None) -> HopsWindow | None:

@@ -63,11 +63,9 @@ def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
         version = plan.versions[version_index(plan.versions, moment)].settings
         offset = timedelta(seconds=version.offset or 0)
         if row.logical_date is not None:
-            fire = version.cron.next_after(row.logical_date)
-            logical = row.logical_date
+            fire, logical = version.cron.next_after(row.logical_date), row.logical_date
         else:
-            fire = version.cron.prev_before(row.end + offset + TICK)
-            logical = row.start + offset
+            fire, logical = version.cron.prev_before(row.end + offset + TICK), row.start + offset
         window = HopsWindow(row.start, row.end, logical)
         why = "" if fire is not None else f"no fire of {version.cron.source!r} for the window ending {row.end}"
         runs.append(SideRun(f"ledger {row.id}", fire, window, row.outcome, 1, why))
