@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import parse_time, time_range
-from hops_timetable.cli.parity_report import FORMAT, payload, text_lines, write_json
+from hops_timetable.cli.parity_report import payload, text_lines, write_json
 from hops_timetable.cli.progress import Progress
 from hops_timetable.core.json_input import load_json
 from hops_timetable.core.offset_model import OFFSET_MODELS
@@ -35,8 +35,6 @@ from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
-
-__all__ = ["FORMAT", "add_arguments", "airflow_side", "cmd_parity", "read_input", "read_record", "read_schedule"]
 
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024

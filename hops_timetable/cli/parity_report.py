@@ -15,8 +15,6 @@ from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
-__all__ = ["FORMAT", "payload", "text_lines", "write_json"]
-
 FORMAT: Final = "hops-timetable-parity/1"
 STATUS: Final = {Verdict.OK: "parity", Verdict.DIFFERENCES: "differences", Verdict.INCONCLUSIVE: "inconclusive"}
 DERIVED_MARK: Final = "~"

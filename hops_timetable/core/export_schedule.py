@@ -26,8 +26,6 @@ from hops_timetable.core.validation import (
     short_repr,
 )
 
-__all__ = ["EXPORT_KEYS", "IGNORED_KEYS", "KNOWN_KEYS", "ExportedSchedule", "read_schedule", "schedule_of"]
-
 EXPORT_KEYS: Final = {
     "cron_expression": "cronExpression",
     "start_time": "startDateTime",

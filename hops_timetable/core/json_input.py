@@ -10,8 +10,6 @@ from typing import Final
 
 from hops_timetable.core.validation import ArgumentError
 
-__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "load_json"]
-
 MAX_JSON_BYTES: Final = 16 * 1024 * 1024
 """The largest JSON document read by default: 16 MiB, tens of thousands of schedules."""
 MAX_JSON_DEPTH: Final = 32

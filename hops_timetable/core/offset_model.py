@@ -22,8 +22,6 @@ from typing import Final
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.validation import ArgumentError, check_offset, short_repr
 
-__all__ = ["OFFSET_MODELS", "constant_interval", "resolve_start_offset"]
-
 OFFSET_MODELS: Final = ("interval-start", "fire")
 
 _SAMPLE_FIRES = 400

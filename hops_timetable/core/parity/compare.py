@@ -31,8 +31,6 @@ from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
-__all__ = ["AGREE", "CLASSES", "INCONCLUSIVE", "Report", "Row", "SideRun", "compare"]
-
 CLASSES: Final = (
     "match",
     "match_retried",

@@ -27,17 +27,6 @@ from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, check_epoch_millis, short_repr
 
-__all__ = [
-    "MAX_EXECUTIONS",
-    "MAX_EXPORT_CHARS",
-    "Execution",
-    "ExecutionsExport",
-    "ScheduleVersion",
-    "load_executions",
-    "load_schedule_versions",
-    "read_executions",
-]
-
 MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
 """The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
 each) with room to spare; read piece by piece, its size costs no memory."""

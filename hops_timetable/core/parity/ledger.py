@@ -17,8 +17,6 @@ from hops_timetable.core.parity.exports import MAX_EXECUTIONS, _checked
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = ["MAX_LEDGER_CHARS", "LedgerRow", "load_ledger"]
-
 MAX_LEDGER_CHARS: Final = 512 * 1024 * 1024
 """The largest CSV ledger read: 512 MiB, read row by row (:func:`load_ledger`)."""
 

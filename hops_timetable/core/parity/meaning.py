@@ -37,8 +37,6 @@ from hops_timetable.core.parity.exports import Execution, ScheduleVersion
 from hops_timetable.core.parity.replay import Plan, version_index
 from hops_timetable.core.window import TICK, HopsWindow, hops_window
 
-__all__ = ["MEANINGS", "MIN_VOTES", "Outlier", "Reading", "attribute", "derived_values", "detect_meaning", "window_of"]
-
 MEANINGS: Final = ("next", "fire", "logical")
 DESCRIPTIONS: Final = {
     "next": "the fire after the one that launched the execution",

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final, TypeVar
 
-__all__ = ["NO_TIME", "Lazy", "Ordered", "from_us", "to_us"]
-
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _US: Final = timedelta(microseconds=1)
 NO_TIME: Final = -(2**63)

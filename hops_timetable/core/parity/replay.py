@@ -23,8 +23,6 @@ from hops_timetable.core.simulate import Event, simulate
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, hops_window
 
-__all__ = ["MAX_FIRES", "Fires", "Plan", "Planned", "check_fires", "replay", "version_index"]
-
 MAX_FIRES: Final = 1_000_000
 """The most fires a compared range may hold: a per-minute schedule over almost two years."""
 

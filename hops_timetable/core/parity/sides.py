@@ -25,8 +25,6 @@ from hops_timetable.core.parity.replay import Plan, replay, version_index
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import TICK, HopsWindow
 
-__all__ = ["Outcome", "execution_runs", "gap_outages", "infer_outages", "ledger_runs", "parity", "replay_runs"]
-
 _SECOND = timedelta(seconds=1)
 
 

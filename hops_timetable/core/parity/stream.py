@@ -14,8 +14,6 @@ from typing import NoReturn
 
 from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = ["events"]
-
 
 class _Text:
     """The text read so far past what was consumed, with more read on demand from *chunks*."""
