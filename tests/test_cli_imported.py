@@ -34,7 +34,7 @@ def test_every_field_carries_over_or_warns() -> None:
     assert "disabled" in text and "endTimeOffsetSeconds=0 is ignored" in text
     assert "startTimeOffsetSeconds=-3600 read as --offset-model interval-start" in text
     assert "unknown key 'colour'" in text and "'id'" not in text
-    assert "start_time=datetime(2026, 1, 1, tzinfo=timezone.utc)" in result.call()
+    assert "start_time=datetime(2026, 1, 1, tzinfo=timezone.utc)" in result.as_json()["call"]
     assert "is_paused_upon_creation=True" in (result.dag_file() or "")
     assert result.as_json()["kwargs"]["skip_to_date"] == "2026-01-01T01:00:00Z"
 

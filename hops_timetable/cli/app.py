@@ -120,11 +120,6 @@ def _parser() -> OneLineParser:
     return parser
 
 
-_BAD_INPUT = ArgumentError
-"""What the user must fix (exit 2): every refusal of input is one (``BadInput``, ``CronSyntaxError`` and the core's
-refusals included). Every other exception is a bug (exit 1), even a ValueError."""
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line *argv* (default ``sys.argv[1:]``); returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -147,13 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
-        bad = isinstance(exc, _BAD_INPUT)
+        # The user's to fix (exit 2): every refusal of input. Airflow unreachable or refusing a request (exit 1) is the
+        # environment's answer. Every other exception is a bug (exit 1), even a ValueError.
+        bad = isinstance(exc, ArgumentError)
         text = str(exc).splitlines()[0] if str(exc) else ""
-        if bad:
+        if bad or isinstance(exc, AuditError):
             message = text or type(exc).__name__
-        elif isinstance(exc, AuditError):
-            # Airflow unreachable or refusing a request is the environment's answer, not a bug of this tool.
-            message = text
         else:
             message = (
                 f"unexpected {type(exc).__name__}: {text[:200]} -- this is a bug in hops-timetable; run the "
@@ -163,7 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {message}", file=sys.stderr)
         if json_out:
             try:
-                print(json.dumps({"error": message, "status": 2 if bad else 1, **_error_details(exc)}))
+                details = {}
+                if isinstance(exc, CronSyntaxError):
+                    details = {"field": exc.field, "token": exc.token, "position": exc.position, "hint": exc.hint}
+                print(json.dumps({"error": message, "status": 2 if bad else 1, **details}))
             except BrokenPipeError:
                 _silence_stdout()
         return 2 if bad else 1
@@ -175,9 +172,3 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass  # not a real file (a test's capture): nothing will flush into a closed pipe
-
-
-def _error_details(exc: Exception) -> dict[str, Any]:
-    if isinstance(exc, CronSyntaxError):
-        return {"field": exc.field, "token": exc.token, "position": exc.position, "hint": exc.hint}
-    return {}

@@ -1,66 +1,105 @@
 """``hops-timetable audit``: the coverage of HopsworksTimetable DAGs on a live Airflow, and ``--repair``.
 
-Reads through HTTP only: the DAGs' settings from the plugin's ``/hops/api/dags`` (the plugin must be installed on
-the api-server, as it is wherever the DAGs run) and the runs from Airflow's public REST API
-(``/api/v2/dags/{dag_id}/dagRuns``). The coverage itself is :func:`hops_timetable.core.coverage.coverage`.
-
-Credentials: ``--token`` or ``$AIRFLOW_API_TOKEN``; else ``--username``/``--password`` (or ``$AIRFLOW_API_USERNAME``
-/ ``$AIRFLOW_API_PASSWORD``), exchanged for a token at ``/auth/token``. Exit status 0 when every audited DAG is
-complete, 3 when any has windows that should have been processed and were not (or were processed twice), 2 for
-bad input, 1 for other failures (Airflow unreachable, 401/403, a paged answer that does not add up). Windows the
-schedule drops by design (catch-up bound, ``catchup=False``, ``skip_to_date``) are reported apart and make the
-status 3 only with ``--strict``.
-
-``--repair`` fills the gaps (``--include-dropped``: also the windows the catch-up rule dropped): the windows of
-scheduled fires through Airflow's backfill API, once its dry run has confirmed it would create exactly the missing
-logical dates and no other; every other missing window as a manual run with ``conf["hops_window"]`` and no logical
-date. A logical date that already has a run is never backfilled, so no logical date is ever duplicated. A plan of
-more than ``--max-runs`` runs (default 100) is refused before anything is written. ``--dry-run`` prints the plan
-and changes nothing.
+Reads through HTTP only: the DAGs' settings from the plugin's ``/hops/api/dags`` (the plugin must be installed on the
+api-server) and their runs; the coverage is :func:`hops_timetable.core.coverage.history`'s, the repair plan
+:mod:`hops_timetable.core.repair`'s. A backfill is written only once Airflow's dry run confirms it creates exactly the
+missing logical dates; a plan of more than ``--max-runs`` runs is refused before anything is written. The text and
+JSON output stay bounded whatever the history's length.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hops_timetable.cli.audit_client import (
-    DEFAULT_TIMEOUT,
-    PASSWORD_ENV,
-    TOKEN_ENV,
-    USERNAME_ENV,
-    AuditError,
-    Client,
-    Settings,
-)
+from hops_timetable.cli.audit_client import DEFAULT_TIMEOUT, PASSWORD_ENV, TOKEN_ENV, USERNAME_ENV, Client, Settings
 from hops_timetable.cli.audit_repair import apply_step, check_backfills
-from hops_timetable.cli.audit_report import SHOWN_PLAN, Audited, text_lines
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
-from hops_timetable.cli.output import emit
-from hops_timetable.core.coverage import Blocks, history
-from hops_timetable.core.repair import plan_repair, repair_view, to_repair
+from hops_timetable.cli.output import emit, render_table
+from hops_timetable.core.coverage import Blocks, Coverage, History, RunRecord, RunWindow, history
+from hops_timetable.core.decision import Decision
+from hops_timetable.core.repair import RepairStep, plan_repair, repair_view, runs_in, to_repair
 from hops_timetable.core.validation import short_repr
 from hops_timetable.core.verdict import Verdict
+from hops_timetable.core.window import format_hops_time as _t
 
-# AuditError, Client, Settings and the variables' names are the client's; named here too for the parity command.
-__all__ = [
-    "PASSWORD_ENV",
-    "TOKEN_ENV",
-    "USERNAME_ENV",
-    "AuditError",
-    "Client",
-    "Settings",
-    "add_arguments",
-    "cmd_audit",
-]
+__all__ = ["Client", "Settings", "add_arguments", "cmd_audit"]  # Client and Settings: for the parity command
 
 DEFAULT_MAX_RUNS = 100
 """The most runs ``--repair`` creates without ``--max-runs``."""
+JSON_SPANS = 1_000
+"""The newest gaps, drops, duplicates, overlaps and stretches ``--json`` lists per DAG (with their totals)."""
+SHOWN_PLAN = 10_000
+"""The most runs ``--repair --dry-run`` lists one by one; a larger plan is only counted."""
+
+
+@dataclass
+class Audited:
+    """One audited DAG: its settings and runs, what they say, and the repair planned (and carried out)."""
+
+    settings: Settings
+    runs: list[RunRecord]
+    coverage: Coverage  # the newest --limit fires in detail
+    history: History  # the whole history: the verdict, the spans and what to repair
+    repair: list[RepairStep] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+    planned: int = 0  # runs the repair would create, counted before the plan is made
+
+    def failed(self, strict: bool) -> bool:
+        """Whether this DAG counts against the exit status: a window that should have run and did not, or ran
+        twice; with *strict*, also a window dropped by design."""
+        return not self.history.ok or (strict and bool(self.history.dropped))
+
+    def as_json(self, dry_run: bool) -> dict[str, Any]:
+        hist = self.history
+        data = replace(self.coverage, runs=_near_runs(self.coverage)).as_json()
+        missing = sum(s.count for s in hist.stretches if s.sample.expected and not s.sample.covered)
+        dropped = sum(s.count for s in hist.stretches if s.sample.by_design and not s.sample.covered)
+        data.update(
+            {
+                "complete": hist.complete,
+                "ok": hist.ok,
+                "verdict": hist.verdict(),
+                "counts": hist.counts(),
+                "expected_windows": sum(s.count for s in hist.stretches if s.sample.expected),
+                "missing_windows": missing,
+                "dropped_by_design": dropped,
+                "fires_total": hist.fires,
+                "truncated": len(self.coverage.fires) < hist.fires,
+                "gaps": [g.as_json() for g in hist.gaps[-JSON_SPANS:]],
+                "gaps_total": len(hist.gaps),
+                "dropped": [d.as_json() for d in hist.dropped[-JSON_SPANS:]],
+                "dropped_total": len(hist.dropped),
+                "duplicates": data["duplicates"][-JSON_SPANS:],
+                "duplicates_total": len(data["duplicates"]),
+                "overlaps": data["overlaps"][-JSON_SPANS:],
+                "overlaps_total": len(data["overlaps"]),
+                "history": [st.as_json() for st in hist.stretches[-JSON_SPANS:]],
+                "history_total": len(hist.stretches),
+            }
+        )
+        return {
+            "dag_id": self.settings.dag_id,
+            **data,
+            "repair": [step.as_json() for step in self.repair],
+            "repair_runs": self.planned,
+            "applied": self.applied,
+            "dry_run": dry_run,
+        }
+
+
+def _near_runs(cov: Coverage) -> list[RunWindow]:
+    """The runs of the listed fires and those whose window meets theirs: the JSON stays the size of --limit."""
+    if not cov.fires:
+        return []
+    listed = {r for f in cov.fires for r in f.run_ids}
+    lo, hi = cov.fires[0].window.start, cov.fires[-1].window.end
+    return [w for w in cov.runs if w.run.run_id in listed or (w.window and w.window.start < hi and lo < w.window.end)]
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Run ``audit`` (see the module docstring); returns the exit status."""
     if args.limit < 1:
         raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
     if args.dry_run and not args.repair:
@@ -71,22 +110,24 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise BadInput(f"--timeout {args.timeout:g} is invalid: give seconds above 0 and at most 3600")
     if args.max_runs is not None and args.max_runs < 1:
         raise BadInput(f"--max-runs {args.max_runs} is invalid: give a number of runs of at least 1")
-    client = _client(args)
+    client = Client.connect(
+        args.api, token=args.token, username=args.username, password=args.password, timeout=args.timeout
+    )
     now = now_from_args(args)
     chosen = _chosen(args, client.hops_dags())
     limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
     results: list[Audited] = []
     for data in chosen:
         settings = Settings.from_json(data)
+        policy = settings.schedule.policy()
         # Each page is folded in as it arrives: runs that read like their neighbours are kept as blocks, the newest
         # fires' runs whole (they are listed), so memory grows with what differs, not with the history.
-        blocks = Blocks(settings.policy, settings.offset, tail=args.limit, keep_ids=True)
+        blocks = Blocks(policy, settings.offset, tail=args.limit, keep_ids=True)
         for page in client.run_pages(settings.dag_id):
             blocks.add(page)
         runs, kept = blocks.finish()
-        hist = history(settings.policy, settings.catchup, settings.offset, runs, now, blocks=kept)
-        cov = hist.coverage(max_fires=args.limit)
-        item = Audited(settings, runs, cov, hist)
+        hist = history(policy, settings.schedule.catchup, settings.offset, runs, now, blocks=kept)
+        item = Audited(settings, runs, hist.coverage(max_fires=args.limit), hist)
         if args.repair:
             stretches = to_repair(hist, args.include_dropped)
             item.planned = sum(st.count for st in stretches)
@@ -105,20 +146,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.repair and not args.dry_run:
         for item in results:
             item.applied = [apply_step(client, item.settings.dag_id, step) for step in item.repair]
-    complete = all(r.history.complete for r in results)
     failing = any(r.failed(args.strict) for r in results)
     payload = {
         "api": args.api,
-        "complete": complete,
+        "complete": all(r.history.complete for r in results),
         "ok": not failing,
         "strict": bool(args.strict),
         "dags": [r.as_json(bool(args.dry_run)) for r in results],
     }
 
     def text() -> list[str]:
-        lines: list[str] = []
-        for r in results:
-            lines += [*text_lines(r, args.limit), ""]
+        lines = [line for r in results for line in [*_text_lines(r, args.limit), ""]]
         if not results:
             lines.append(f"no HopsworksTimetable DAGs readable on {args.api}")
         if args.repair and args.dry_run and planned > limit:
@@ -129,16 +167,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     emit(args, payload, text)
     return int(Verdict.DIFFERENCES if failing else Verdict.OK)
-
-
-def _client(args: argparse.Namespace) -> Client:
-    return Client.connect(
-        args.api,
-        token=args.token,
-        username=args.username,
-        password=args.password,
-        timeout=args.timeout,
-    )
 
 
 def _chosen(args: argparse.Namespace, known: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -156,6 +184,59 @@ def _chosen(args: argparse.Namespace, known: list[dict[str, Any]]) -> list[dict[
             f"{short_repr(args.api)}; those are: {found}"
         )
     return [by_id[d] for d in args.dag_id]
+
+
+def _text_lines(item: Audited, limit: int) -> list[str]:
+    cov, hist, s = item.coverage, item.history, item.settings
+    rows = []
+    for f in cov.fires[-limit:]:
+        env = f.window.as_env()
+        status = f.status + ("" if f.decision is Decision.CREATED or not f.covered else " (covered)")
+        window = f"[{_t(f.interval_start)}, {_t(f.fire)})"
+        rows.append((_t(f.fire), status, window, env["HOPS_START_TIME"], env["HOPS_END_TIME"], ", ".join(f.run_ids)))
+    cron = s.schedule.cron
+    head = [
+        f"{s.dag_id}: {cron.expression} ({cron.describe()}), catchup={s.schedule.catchup}, "
+        f"max_catchup_runs={s.schedule.max_catchup_runs}, offset={s.offset or 0}s",
+        "",
+    ]
+    table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
+    older = hist.fires - len(cov.fires)
+    more = [f"... {older:,} older fire(s) not shown (raise --limit)"] if older > 0 else []
+    gaps = _capped([f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in hist.gaps], "gap(s)")
+    dups = _capped(
+        [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates],
+        "window(s) processed twice",
+    )
+    dropped = _capped(
+        [f"dropped by design [{_t(d.start)}, {_t(d.end)}): {', '.join(d.reasons)}" for d in hist.dropped],
+        "dropped span(s)",
+    )
+    extra = ["", *gaps, *dups, *dropped] if gaps or dups or dropped else []
+    plan = []
+    if item.repair:
+        plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
+        shown: list[tuple[int, RepairStep | None]] = list(enumerate(item.repair))
+        if len(shown) > 8:
+            # The JSON lists every step; the text keeps the first and the last few.
+            shown = [*shown[:4], (-1, None), *shown[-2:]]
+        for n, step in shown:
+            if step is None:
+                plan.append(f"  ... {len(item.repair) - 6} more step(s) of the same kind (--json lists all)")
+                continue
+            done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
+            plan.append(f"  {step.describe()}{done}")
+        plan.append(f"  {runs_in(item.repair)} run(s) in all")
+    elif item.planned:
+        plan = ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {SHOWN_PLAN:,})"]
+    return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
+
+
+def _capped(lines: list[str], what: str, keep: int = 20) -> list[str]:
+    """The newest *keep* of *lines* (the JSON lists all), so the text stays short for any history."""
+    if len(lines) <= keep:
+        return lines
+    return [f"... {len(lines) - keep} older {what} not shown (--json lists all)", *lines[-keep:]]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

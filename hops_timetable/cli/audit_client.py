@@ -1,13 +1,5 @@
-"""Airflow's REST API and the plugin's JSON over HTTP, as ``audit`` and ``parity --airflow-api`` use them.
-
-Reading: the HopsworksTimetable DAGs and their settings from the plugin's ``/hops/api/dags``, every run of a DAG from
-the plugin's ``/hops/api/dags/{dag_id}/runs`` (or, from an older plugin, Airflow's ``/api/v2/dags/{dag_id}/dagRuns``)
-page by page, each page handed on as it arrives (pages that do not add up are an error, never a loop). Writing a
-repair plan is :mod:`~hops_timetable.cli.audit_repair`'s.
-
-Airflow on SQLite refuses a write while another process writes: a clean refusal (503 "locked", or 500 with
-``reason: "Database error"``) wrote nothing and is sent again after a pause.
-"""
+"""Airflow's REST API and the plugin's JSON over HTTP, as ``audit`` and ``parity --airflow-api`` read them: pages
+are handed on as they arrive, and pages that do not add up are an error, never a loop."""
 
 from __future__ import annotations
 
@@ -21,29 +13,15 @@ from urllib.parse import quote
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_chain, wait_fixed
 
 from hops_timetable.cli.errors import AuditError, BadInput
-from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage import RunRecord
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "MAX_RUNS_READ",
-    "PASSWORD_ENV",
-    "TOKEN_ENV",
-    "USERNAME_ENV",
-    "AuditError",
-    "Client",
-    "Settings",
-    "airflow_time",
-]
-
 TOKEN_ENV = "AIRFLOW_API_TOKEN"
 USERNAME_ENV = "AIRFLOW_API_USERNAME"
 PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
-# Seconds for each answer of Airflow (audit --timeout).
-DEFAULT_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 30.0  # seconds for each answer of Airflow (audit --timeout)
 _PAGE = 100
 MAX_RUNS_READ = 2_000_000
 """The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
@@ -51,13 +29,9 @@ _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 
 
 def _busy(response: Any) -> bool:
-    """Whether Airflow refused *response*'s request for a busy database, having written nothing.
-
-    On SQLite a write waits for the other processes' writes and gives up after the busy timeout: Airflow answers 503
-    ("Database is locked") where it expects that, and 500 with ``reason: "Database error"`` (its generic SQLAlchemy
-    handler) where it does not. Either way the request's transaction was rolled back, so the same request a moment
-    later is safe and usually goes through.
-    """
+    """Whether Airflow refused *response*'s request for a busy database, having written nothing: on SQLite, 503
+    ("Database is locked") where Airflow expects the lock, 500 with ``reason: "Database error"`` where it does not.
+    Either way the transaction was rolled back, so the same request a moment later is safe."""
     if response.status_code == 503:
         return "locked" in response.text
     if response.status_code != 500:
@@ -70,11 +44,8 @@ def _busy(response: Any) -> bool:
 
 
 def airflow_time(text: object, name: str = "time") -> datetime | None:
-    """*text*, a time in Airflow's JSON (ISO-8601; without an offset, UTC), as an aware UTC datetime.
-
-    ``None`` stays ``None``; anything else :func:`parse_time` refuses raises :class:`AuditError` naming the field
-    *name* and the value.
-    """
+    """*text*, a time in Airflow's JSON, as aware UTC (``None`` stays ``None``); a time :func:`parse_time`
+    refuses raises :class:`AuditError` naming *name* and the value."""
     if text is None:
         return None
     try:
@@ -106,12 +77,8 @@ class Client:
         password: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Client:
-        """A client with the token given, or one from logging in with *username* and *password*, or none (an
-        Airflow that needs no login: were one needed, the first request's 401 says which options to pass).
-
-        Each credential not given is read from its environment variable (:data:`TOKEN_ENV`, :data:`USERNAME_ENV`,
-        :data:`PASSWORD_ENV`), so a secret need not be on the command line.
-        """
+        """A client with the token given, or one from logging in with *username* and *password*, or none (were a
+        login needed, the first 401 says so); a credential not given is read from its environment variable."""
         token = token or os.environ.get(TOKEN_ENV)
         username = username or os.environ.get(USERNAME_ENV)
         password = password or os.environ.get(PASSWORD_ENV)
@@ -180,9 +147,9 @@ class Client:
         return [run for page in self.run_pages(dag_id, max_runs=max_runs) for run in page]
 
     def run_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
-        """Every run of *dag_id*, a page at a time as they arrive, each run once: from the plugin's
-        ``/hops/api/dags/{dag_id}/runs`` (5,000 a page, by row id), else (a plugin without it) from Airflow's REST
-        API (:meth:`rest_pages`). A count beyond *max_runs*, or a page that does not move on, is an error."""
+        """Every run of *dag_id*, a page at a time, each run once: from the plugin's ``/hops/api/dags/{dag_id}/runs``
+        (by row id), else (an older plugin) from :meth:`rest_pages`. More than *max_runs*, or a page that does not
+        move on, is an error."""
         path = f"/hops/api/dags/{quote(dag_id, safe='')}/runs"
         after, read = 0, 0
         while True:
@@ -213,13 +180,9 @@ class Client:
             after = following
 
     def rest_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
-        """Every run of *dag_id* from Airflow's REST API, oldest first, a page at a time, each run once.
-
-        The pages must add up: each answer gives ``total_entries``, and a page of runs all read before (a server
-        that ignores ``offset``) stops the reading with an error, as does a count beyond *max_runs*; so the loop
-        ends whatever the server answers, and only the ids read so far are kept. Runs added while reading may shift
-        a page by a few (a backfill's runs sort among the older ones): a run seen twice is handed on once.
-        """
+        """Every run of *dag_id* from Airflow's REST API, oldest first, a page at a time, each run once (runs added
+        while reading may shift a page). The pages must add up to ``total_entries``; a page of runs all read before
+        (a server that ignores ``offset``) or a count beyond *max_runs* is an error, so the loop always ends."""
         path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
         seen: set[str] = set()
         offset = 0
@@ -291,23 +254,13 @@ class Settings:
     paused: bool | None
 
     @property
-    def policy(self) -> CatchupPolicy:
-        return self.schedule.policy()
-
-    @property
-    def catchup(self) -> bool:
-        return self.schedule.catchup
-
-    @property
     def offset(self) -> int | None:
         return self.schedule.offset
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Settings:
-        """The settings the plugin wrote (:meth:`Schedule.as_json` with ``dag_id`` and ``is_paused``).
-
-        Read by the one validation of a schedule; what it refuses is Airflow's answer, not the user's input.
-        """
+        """The settings the plugin wrote (:meth:`Schedule.as_json` with ``dag_id`` and ``is_paused``); what the
+        schedule's validation refuses is Airflow's answer, not the user's input."""
         dag_id = data.get("dag_id")
         try:
             schedule = Schedule.from_json(data)

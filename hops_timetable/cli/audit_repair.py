@@ -1,7 +1,6 @@
 """``audit --repair``: the writes of a repair plan (:mod:`hops_timetable.core.repair`) through Airflow's REST API.
 
-Each backfill is checked by Airflow's dry run first, then backfills and manual runs with a conf window are made. A
-bare 5xx (Airflow 3.0 lets SQLite's lock escape as one) leaves unknown what was written, so before a write is sent
+A bare 5xx (Airflow 3.0 lets SQLite's lock escape as one) leaves unknown what was written, so before a write is sent
 again Airflow is asked whether it made it: an unfinished backfill of the same range, or the manual run's own run id.
 """
 
@@ -19,18 +18,14 @@ from hops_timetable.cli.errors import AuditError
 from hops_timetable.core.coverage import FireCoverage
 from hops_timetable.core.repair import RepairKind, RepairStep
 
-__all__ = ["SQLITE_NOTE", "apply_step", "check_backfills", "manual_run"]
-
 _SQLITE_REFUSAL = "not supported on SQLite"
 SQLITE_NOTE = (
     "Airflow refused the backfill: on SQLite it does not support backfills while the scheduler writes; filled with "
     "conf-window runs instead (PostgreSQL or MySQL take backfills)"
 )
 
+# Pauses before a write that failed with an unexplained 5xx is sent again, once Airflow shows it made nothing.
 _UNKNOWN_OUTCOME_RETRIES = (1.0, 3.0)
-"""Pauses before a write that failed with an unexplained 5xx is sent again, once Airflow shows it made nothing."""
-
-
 _T = TypeVar("_T")
 
 
@@ -43,8 +38,7 @@ class _Unknown(AuditError):
 
 
 def _unknown_outcome_retries(attempt: Callable[[], _T]) -> _T:
-    """*attempt*, again after each pause of :data:`_UNKNOWN_OUTCOME_RETRIES` while it raises :class:`_Unknown`;
-    the last one's error raised when none made the write."""
+    """*attempt*, again after each pause while it raises :class:`_Unknown`; then the last one's error."""
     retrying = Retrying(
         retry=retry_if_exception_type(_Unknown),
         wait=wait_chain(*(wait_fixed(s) for s in _UNKNOWN_OUTCOME_RETRIES)),
@@ -97,18 +91,14 @@ def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
 
     def attempt() -> str:
         try:
-            made = client.request("POST", "/api/v2/backfills", json=body)
-            return f"backfill {made.get('id')}"
+            return f"backfill {client.request('POST', '/api/v2/backfills', json=body).get('id')}"
         except AuditError as exc:
-            if exc.status == 409:
-                # Airflow runs one backfill per DAG at a time: while an earlier step's backfill runs, this range is
-                # filled with conf-window runs instead, which carry no logical date and so can never repeat one.
-                return ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
-            if exc.status == 503 and _SQLITE_REFUSAL in str(exc):
-                # Airflow on SQLite refuses a backfill while another process writes (its scheduler always does),
-                # having written nothing: the same conf-window runs fill the range.
+            # Airflow runs one backfill per DAG at a time (409), and on SQLite refuses one while another process
+            # writes (503), having written nothing: conf-window runs, which carry no logical date, fill the range.
+            sqlite = exc.status == 503 and _SQLITE_REFUSAL in str(exc)
+            if exc.status == 409 or sqlite:
                 made = ", ".join(manual_run(client, dag_id, fire) for fire in step.fires)
-                return f"{made} ({SQLITE_NOTE})"
+                return f"{made} ({SQLITE_NOTE})" if sqlite else made
             if exc.status is None or exc.status < 500:
                 raise
             error = exc

@@ -1,16 +1,10 @@
 """``hops-timetable compare``: this timetable beside Airflow's ``CronDataIntervalTimetable`` and
 ``CronTriggerTimetable`` for the same cron, start, end and catchup. Imports Airflow.
 
-Each timetable is asked for its runs the way the scheduler asks: ``next_dagrun_info_v2`` in a loop under one
-``TimeRestriction(start, end, catchup)``, seen at one moment *now*. Rows are keyed by fire time (``run_after``) and
-a row is marked where the timetables disagree, with the reason: the clamped first interval, the catchup=False pick,
-Airflow's inclusive end date, a different data interval, or the HOPS window offset.
-
-Airflow's built-ins read the clock themselves (``airflow.timetables.interval.utcnow`` and
-``airflow.timetables.trigger.utcnow``) when picking the catchup=False run and the first run without a start. For a
-``--now`` given on the command line those two module attributes are replaced by a frozen clock
-(:func:`hops_timetable._compat.frozen_builtin_clock`), for the duration of the comparison only, and put back
-afterwards; nothing else is patched.
+Each timetable is asked as the scheduler asks (``next_dagrun_info_v2`` in a loop under one ``TimeRestriction``), seen
+at one moment *now*; rows are keyed by fire time (``run_after``), marked where the timetables disagree, with the
+reason. Airflow's built-ins read the clock themselves; for a ``--now`` given, their clock is frozen for the
+comparison only (:func:`hops_timetable._compat.frozen_builtin_clock`).
 """
 
 from __future__ import annotations
@@ -32,8 +26,6 @@ from hops_timetable.core.cron import MAX_YEAR
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import as_utc, format_hops_time, hops_window
-
-__all__ = ["Comparison", "Row", "compare"]
 
 HOPS = "HopsworksTimetable"
 DATA_INTERVAL = "CronDataIntervalTimetable"
@@ -84,11 +76,8 @@ class Comparison:
         }
 
     def text(self) -> list[str]:
-        """The table within :data:`WIDTH` columns, every time as ``2026-01-01T10:00:00Z``.
-
-        Every timetable's data interval ends at the run's fire (its ``run_after``), so a cell shows the interval's
-        start; one that ended elsewhere would show both ends. A row's reasons go on the lines below it.
-        """
+        """The table within :data:`WIDTH` columns; a cell shows the start of an interval that ends at the fire,
+        both ends of one that does not. A row's reasons go on the lines below it."""
 
         def cell(fire: datetime, value: tuple[datetime, datetime] | None) -> str:
             if value is None:
@@ -139,11 +128,8 @@ def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
 
 
 def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
-    """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time.
-
-    The cron must be one Airflow reads (5 fields or an ``@`` preset). With ``freeze_clock=False`` the built-ins use
-    the real clock, which is what *now* should then be.
-    """
+    """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time; with
+    ``freeze_clock=False`` the built-ins use the real clock, which is what *now* should then be."""
     from airflow.timetables.base import TimeRestriction, Timetable
     from airflow.timetables.interval import CronDataIntervalTimetable
     from airflow.timetables.trigger import CronTriggerTimetable
@@ -161,18 +147,15 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
         latest=None if settings.end is None else pendulum.instance(settings.end, tz=pendulum.UTC),
         catchup=settings.catchup,
     )
-    runs: dict[str, list[tuple[datetime, datetime, datetime]]] = {}
-
     taken = itertools.islice(scheduled_runs(settings.policy(), None, now, catchup=settings.catchup), n)
-    runs[HOPS] = [(run.fire, run.interval_start, run.fire) for run in taken]
+    runs = {HOPS: [(run.fire, run.interval_start, run.fire) for run in taken]}
 
     builtins: dict[str, Timetable] = {
         DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
         TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
     }
     limits: list[str] = []
-    clock = frozen_builtin_clock(now) if freeze_clock else nullcontext()
-    with clock:
+    with frozen_builtin_clock(now) if freeze_clock else nullcontext():
         for name, timetable in builtins.items():
             found: list[tuple[datetime, datetime, datetime]] = []
             info = None
@@ -216,8 +199,7 @@ def _align(
         row = Row(fire=fire, intervals=intervals)
         hops = intervals[HOPS]
         if hops is not None:
-            window = hops_window(hops[0], hops[1], settings.offset)
-            row.hops_env = window.as_env()
+            row.hops_env = hops_window(hops[0], hops[1], settings.offset).as_env()
             if settings.offset:
                 row.reasons.append(_offset_reason(settings.offset))
         present = {name for name, value in intervals.items() if value is not None}

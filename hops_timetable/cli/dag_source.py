@@ -1,10 +1,8 @@
-"""The DAG file ``hops-timetable import`` writes: its source from validated values, and the check that it holds
-nothing else.
+"""The DAG file ``hops-timetable import`` writes, and the check that it holds nothing else.
 
-Every field of an export is untrusted text from another system. A generated file holds names and values only as
-Python literals built with ``repr`` (never pasted into code, comments or docstrings), and each file is parsed back
-and its constants compared with the schedule's before it is returned (:func:`verify_dag_file`). Pure: no Airflow
-import; the file imports Airflow when Airflow loads it.
+Every field of an export is untrusted text from another system: a generated file holds names and values only as
+``repr`` literals (never pasted into code, comments or docstrings), and each file is parsed back and its constants
+compared with the schedule's before it is returned (:func:`verify_dag_file`).
 """
 
 from __future__ import annotations
@@ -17,8 +15,6 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 from hops_timetable.core.validation import short_repr
-
-__all__ = ["GeneratedDag", "call_source", "dag_file", "function_name", "verify_dag_file"]
 
 
 class GeneratedDag(Protocol):
@@ -52,18 +48,11 @@ def call_source(kwargs: Mapping[str, object]) -> str:
 
 
 def dag_file(schedule: GeneratedDag) -> str:
-    """A ready DAG file scheduling *schedule*; every name and value a ``repr`` literal, checked by
-    :func:`verify_dag_file`."""
-    source = _render(schedule)
-    verify_dag_file(source, schedule)
-    return source
-
-
-def _render(schedule: GeneratedDag) -> str:
+    """A ready DAG file scheduling *schedule*, checked by :func:`verify_dag_file`."""
     func = function_name(schedule.dag_id)
     call = call_source(schedule.kwargs).replace("\n", "\n    ")
     paused = "\n    is_paused_upon_creation=True," if schedule.paused else ""
-    return f"""{_string_literal(schedule.docstring())}
+    source = f"""{_string_literal(schedule.docstring())}
 
 import os
 from datetime import datetime, timezone
@@ -91,6 +80,8 @@ def {func}() -> None:
 
 {func}()
 """
+    verify_dag_file(source, schedule)
+    return source
 
 
 def _string_literal(text: str) -> str:
@@ -112,8 +103,6 @@ def _literal(value: object) -> str:
         return repr(value)
     raise AssertionError(f"no literal for {type(value).__name__}")  # the importer builds no other values
 
-
-# -- checking a generated file ------------------------------------------------------------------------------
 
 _TEMPLATE_STRINGS = frozenset(
     {"HOPS_START_TIME", "HOPS_END_TIME", "start_time", "processing [", ", ", ")", "manual run without a window"}
@@ -170,8 +159,7 @@ def _constant(node: ast.expr) -> object:
     """The value of a literal or of ``datetime(<ints>, tzinfo=timezone.utc)``; anything else is refused."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "datetime":
         tz = node.keywords[0].value if len(node.keywords) == 1 and node.keywords[0].arg == "tzinfo" else None
-        utc = isinstance(tz, ast.Attribute) and tz.attr == "utc" and isinstance(tz.value, ast.Name)
-        if not utc or not isinstance(tz, ast.Attribute) or getattr(tz.value, "id", None) != "timezone":
+        if not (isinstance(tz, ast.Attribute) and tz.attr == "utc" and getattr(tz.value, "id", None) == "timezone"):
             raise AssertionError("a datetime literal without tzinfo=timezone.utc")
         parts = [ast.literal_eval(arg) for arg in node.args]
         if not all(type(p) is int for p in parts):

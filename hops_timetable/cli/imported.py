@@ -1,10 +1,5 @@
-"""The schedules of an export as DAGs to be: each one's dag_id, ``hops_schedule`` arguments, warnings and errors.
-
-Input is the parsed JSON of one schedule, a list of them, or a REST collection ``{"items": [...]}``; a job object
-holding ``jobSchedule`` is read too, its ``name`` becoming the job name. Each schedule is read by
-:mod:`hops_timetable.core.export_schedule` (what carries over, what is a warning, what is an error); here each gets
-a dag_id of its own and its report. Pure: no Airflow import.
-"""
+"""The schedules of an export as DAGs to be: each one's dag_id, ``hops_schedule`` arguments, warnings and errors
+(each schedule read by :mod:`hops_timetable.core.export_schedule`)."""
 
 from __future__ import annotations
 
@@ -18,18 +13,14 @@ from hops_timetable.cli.output import json_time
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
 from hops_timetable.core.validation import ArgumentError, short_repr
 
-__all__ = ["MAX_DAG_ID", "ImportedSchedule", "import_schedules"]
-
 MAX_DAG_ID: Final = 200
 """Longest dag_id produced (Airflow allows 250); longer job names are cut and get a suffix."""
 
 
 @dataclass
 class ImportedSchedule:
-    """One schedule read from the input: the ``hops_schedule`` keyword arguments and what did not carry over.
-
-    ``kwargs`` holds Python values (aware UTC datetimes); ``errors`` non-empty means no DAG file is produced.
-    """
+    """One schedule read from the input: the ``hops_schedule`` keyword arguments and what did not carry over
+    (``errors`` non-empty: no DAG file)."""
 
     index: int
     job_name: str | None
@@ -43,10 +34,6 @@ class ImportedSchedule:
     def label(self) -> str:
         return f"schedule {self.index}" + (f" (job {short_repr(self.job_name)})" if self.job_name else "")
 
-    def call(self) -> str:
-        """The ``hops_schedule(...)`` call, as Python source: every value a literal."""
-        return call_source(self.kwargs)
-
     def docstring(self) -> str:
         """The generated file's docstring: where the DAG came from and what did not carry over."""
         origin = f"job {self.job_name!r}" if self.job_name else f"schedule {self.index}"
@@ -56,8 +43,7 @@ class ImportedSchedule:
         return text
 
     def dag_file(self) -> str | None:
-        """A ready DAG file scheduling this job (:func:`hops_timetable.cli.dag_source.dag_file`), or None when the
-        schedule has errors."""
+        """A ready DAG file scheduling this job, or None when the schedule has errors."""
         return None if self.errors else dag_file(self)
 
     def as_json(self) -> dict[str, Any]:
@@ -67,7 +53,7 @@ class ImportedSchedule:
             "dag_id": self.dag_id,
             "kwargs": {k: json_time(v) if isinstance(v, datetime) else v for k, v in self.kwargs.items()},
             "paused": self.paused,
-            "call": None if self.errors else self.call(),
+            "call": None if self.errors else call_source(self.kwargs),
             "dag_file": self.dag_file(),
             "warnings": self.warnings,
             "errors": self.errors,
@@ -79,7 +65,7 @@ class ImportedSchedule:
             return []
         lines = [f"# {self.label} -> DAG {self.dag_id!r}"]
         lines += [f"warning: {w}" for w in self.warnings]
-        lines += ["", self.call(), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
+        lines += ["", call_source(self.kwargs), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
         return lines
 
 
@@ -93,20 +79,31 @@ def _items(data: object) -> list[tuple[object, str | None]]:
 
 
 def import_schedules(data: object, offset_model: str | None = None) -> list[ImportedSchedule]:
-    """Read every schedule in the parsed JSON *data*; raises ``ArgumentError`` only when it holds none at all.
+    """Read every schedule in the parsed JSON *data* (one, a list, or ``{"items": [...]}``); raises
+    ``ArgumentError`` only when it holds none. *offset_model* reads a negative ``startTimeOffsetSeconds``.
 
-    Schedules whose names sanitise to one dag_id (``a b`` and ``a_b``) get distinct ids: the first keeps it, the
-    next ones get ``_2``, ``_3``... with a warning. Ids are compared ignoring case, as file names may be. Linear in
-    the number of schedules: each id remembers the next suffix to try, so 8,000 schedules of one job do not probe
-    ``_2`` .. ``_n`` again each time. *offset_model* reads a negative ``startTimeOffsetSeconds``
-    (:mod:`hops_timetable.core.offset_model`); without it such a schedule is an error.
+    Schedules whose names sanitise to one dag_id (ignoring case, as file names may) get ``_2``, ``_3``... with a
+    warning; each id remembers the next suffix to try, so the work stays linear in the number of schedules.
     """
     items = _items(data)
     if not items:
         raise ArgumentError(
             "input", data, "the input holds no schedule: expected an object with cronExpression, or a list of them"
         )
-    results = [_one(i, obj, name, offset_model) for i, (obj, name) in enumerate(items, start=1)]
+    results = []
+    for index, (obj, outer_name) in enumerate(items, start=1):
+        schedule = read_schedule(obj, offset_model, job_name=outer_name)
+        results.append(
+            ImportedSchedule(
+                index,
+                schedule.job_name,
+                _dag_id(schedule.job_name, index),
+                kwargs=schedule.arguments(),
+                paused=not schedule.enabled,
+                warnings=list(schedule.warnings),
+                errors=[str(error) for error in schedule.errors],
+            )
+        )
     taken = {r.dag_id.lower() for r in results}
     seen: dict[str, ImportedSchedule] = {}
     next_suffix: dict[str, int] = {}
@@ -142,16 +139,3 @@ def _dag_id(job_name: str | None, index: int) -> str:
     if len(dag_id) > MAX_DAG_ID:
         dag_id = f"{dag_id[: MAX_DAG_ID - 12]}_{index}"
     return dag_id or f"hopsworks_schedule_{index}"
-
-
-def _one(index: int, obj: object, outer_name: str | None, offset_model: str | None) -> ImportedSchedule:
-    schedule = read_schedule(obj, offset_model, job_name=outer_name)
-    return ImportedSchedule(
-        index,
-        schedule.job_name,
-        _dag_id(schedule.job_name, index),
-        kwargs=schedule.arguments(),
-        paused=not schedule.enabled,
-        warnings=list(schedule.warnings),
-        errors=[str(error) for error in schedule.errors],
-    )

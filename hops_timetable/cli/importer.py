@@ -1,10 +1,7 @@
-"""``hops-timetable import``: a Hopsworks job schedule, as its REST API and Python SDK export it, as a DAG.
+"""``hops-timetable import``: Hopsworks job schedules, as its REST API and Python SDK export them, as DAG files.
 
-The command reads the JSON (at most :data:`MAX_JSON_BYTES`, :data:`MAX_JSON_DEPTH` levels deep), reads each
-schedule in it (:mod:`hops_timetable.cli.imported`, the keys by :mod:`hops_timetable.core.export_schedule`), writes
-the DAG files (:mod:`hops_timetable.cli.dag_source`) and reports: each schedule imported on stdout, each error once
-on stderr, exit status 2 when any schedule is refused. A refused schedule gets no DAG file and no report on stdout.
-Pure: no Airflow import; the produced DAG file imports Airflow when Airflow loads it.
+Each schedule imported is reported on stdout, each error once on stderr only (exit status 2): a refused schedule gets
+no DAG file and no report on stdout.
 """
 
 from __future__ import annotations
@@ -13,33 +10,18 @@ import argparse
 import os
 import sys
 
-from hops_timetable.cli.dag_source import verify_dag_file
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.imported import MAX_DAG_ID, ImportedSchedule, import_schedules
+from hops_timetable.cli.imported import ImportedSchedule, import_schedules
 from hops_timetable.cli.options import PROG
 from hops_timetable.cli.output import emit
-from hops_timetable.core.json_input import MAX_JSON_BYTES, MAX_JSON_DEPTH, load_json
+from hops_timetable.core.json_input import MAX_JSON_BYTES, load_json
 from hops_timetable.core.validation import ArgumentError
-
-__all__ = [
-    "MAX_DAG_ID",
-    "MAX_JSON_BYTES",
-    "MAX_JSON_DEPTH",
-    "ImportedSchedule",
-    "cmd_import",
-    "import_schedules",
-    "load_json",
-    "verify_dag_file",
-    "write_dag_files",
-]
 
 
 def write_dag_files(results: list[ImportedSchedule], output: str, *, force: bool = False) -> list[str]:
-    """Write the DAG files: to *output* for one schedule, into the directory *output* for several.
-
-    Schedules with errors are skipped. Nothing is written when a target exists already and *force* is false, or
-    when two targets are one file: the whole import fails first with :class:`ArgumentError`. Returns the paths.
-    """
+    """Write the DAG files of the schedules without errors (to *output* for one, into the directory *output* for
+    several) and return their paths; nothing is written, and :class:`ArgumentError` raised, when a target exists
+    and *force* is false, or when two targets are one file."""
     ready = [r for r in results if not r.errors]
     one_file = len(results) == 1 and not os.path.isdir(output) and not output.endswith(os.sep)
     if one_file:

@@ -1,5 +1,5 @@
-"""The options the commands share: times, counts, the schedule (the arguments of ``hops_schedule``) and the
-argument parser that reports a mistake as one line."""
+"""The options the commands share (times, counts, the arguments of ``hops_schedule``) and the parser that reports a
+mistake as one line."""
 
 from __future__ import annotations
 
@@ -32,12 +32,11 @@ MAX_EXPAND = 100
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser that reports a mistake in one line, takes no abbreviation of a flag, and names the flag an unknown
-    one was probably meant to be."""
+    """A parser that reports a mistake in one line, takes no abbreviation of a flag (an abbreviation that reads today
+    would change meaning the day another flag starts the same way), and names the flag an unknown one was probably
+    meant to be."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # An abbreviation that reads today (--max-catchup for --max-catchup-runs) would change meaning, or stop
-        # reading, the day another flag starts the same way: every flag is spelled out.
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
@@ -71,9 +70,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
-    """A command-line time as aware UTC: the package's date-time grammar (naive means UTC), or ``now`` (*now*, the
-    real clock if None). Anything else raises :class:`BadInput` naming *flag*.
-    """
+    """A command-line time as aware UTC: the package's date-time grammar, or ``now`` (*now*, the real clock if
+    None); anything else raises :class:`BadInput` naming *flag*."""
     if text.strip().lower() == "now":
         return now if now is not None else datetime.now(UTC)
     try:
@@ -83,17 +81,15 @@ def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
 
 
 def time_range(flag: str, text: str, kind: str, example: str) -> Event:
-    """A ``FROM..TO`` range of *flag* as an event of *kind* (``outage`` or ``pause``); *example* is shown when the
-    text is not a range."""
+    """A ``FROM..TO`` range of *flag* as an event of *kind* (``outage`` or ``pause``)."""
     from hops_timetable.core.simulate import Event  # imported when used: ``next`` never loads the simulator
 
     left, sep, right = text.partition("..")
     if not sep:
         raise BadInput(f"{flag} {text!r} is not a time range: expected FROM..TO, e.g. {example}")
+    start, end = parse_time(flag, left), parse_time(flag, right)
     try:
-        return Event(kind, parse_time(flag, left), parse_time(flag, right))
-    except BadInput:
-        raise
+        return Event(kind, start, end)
     except ValueError as exc:
         raise BadInput(f"{flag} {text!r}: {exc}") from None
 
@@ -106,9 +102,8 @@ _FLAGS = {
 
 
 def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
-    """The schedule of the shared options, validated as ``hops_schedule`` validates it (clock rules at *now*)."""
-    # The rule the timetable applies when a DAG is built: a schedule that can never run is refused (exit 2), not
-    # previewed as "no runs".
+    """The schedule of the shared options, validated as ``hops_schedule`` validates it (clock rules at *now*): one
+    that can never run is refused (exit 2), not previewed as "no runs"."""
     schedule = Schedule.build(
         args.cron,
         now=now,

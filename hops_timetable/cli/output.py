@@ -10,8 +10,6 @@ from typing import Any
 
 from hops_timetable.core.window import format_hops_time
 
-__all__ = ["emit", "fmt_time", "json_time", "render_table"]
-
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], list[str]]) -> None:
     if args.json:

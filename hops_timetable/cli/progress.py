@@ -8,8 +8,6 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["Progress"]
-
 
 def _peak_mib() -> int:
     try:
@@ -39,7 +37,7 @@ class Progress:
         print(line, file=sys.stderr, flush=True)
 
     def count(self, what: str) -> Any:
-        """A callback for a loop: a line every time it is called (the loop calls it every so many items)."""
+        """A callback for a loop that calls it every so many items."""
         return lambda n: self.step(f"{n:,} {what} read")
 
     def done(self) -> None:

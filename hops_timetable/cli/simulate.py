@@ -18,9 +18,7 @@ from hops_timetable.cli.options import (
 from hops_timetable.cli.output import emit, fmt_time, render_table
 from hops_timetable.core.cron import QuartzCron
 
-MAX_EVENTS = 5
-"""The most ``--outage`` and ``--pause`` events of one simulation."""
-
+MAX_EVENTS = 5  # the most --outage and --pause events of one simulation
 MAX_SIMULATED_FIRES = 100_000_000
 """The most fires a simulated timeline may hold (a per-second cron over three years)."""
 
@@ -103,11 +101,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _check_span(cron: QuartzCron, start: datetime, until: datetime, text: str) -> None:
-    """Refuse a timeline holding more than :data:`MAX_SIMULATED_FIRES` fires, estimated from the cron's rate.
-
-    The rate is read from the first fires after *start*: a cheap estimate that is exact for regular crons and, for
-    irregular ones, a generous one (their early fires are as dense as any).
-    """
+    """Refuse a timeline holding more than :data:`MAX_SIMULATED_FIRES` fires, estimated from the rate of the first
+    fires after *start*: exact for regular crons, generous for irregular ones (their early fires are as dense)."""
     sample = 1_000
     first = cron.next_after(start)
     if first is None or first > until:
@@ -123,8 +118,7 @@ def _check_span(cron: QuartzCron, start: datetime, until: datetime, text: str) -
     if estimate > MAX_SIMULATED_FIRES:
         span_days = MAX_SIMULATED_FIRES / per_second / 86_400
         raise BadInput(
-            f"--until {text!r}: the timeline {fmt_time(start)} .. {fmt_time(until)} holds about {estimate:,.0f} "
-            "fires of "
-            f"{cron.source!r}; simulate at most {MAX_SIMULATED_FIRES:,}, a timeline of at most {span_days:,.0f} "
+            f"--until {text!r}: the timeline {fmt_time(start)} .. {fmt_time(until)} holds about {estimate:,.0f} fires "
+            f"of {cron.source!r}; simulate at most {MAX_SIMULATED_FIRES:,}, a timeline of at most {span_days:,.0f} "
             "day(s) for this cron"
         )

@@ -1,15 +1,11 @@
-"""How the gaps of a DAG's coverage are filled: which writes, backfills or manual runs, process the missing windows.
+"""How the gaps of a DAG's coverage are filled, whether the writes are then carried out or only shown.
 
-The rule, the same whether the writes are then carried out or only shown:
-
-* a window that should have been processed and was not is filled (one the schedule dropped by design only when
-  asked, and then only those the catch-up rule dropped: a fire before ``skip_to_date`` never);
-* a fire with no run whose logical date is free is backfilled, consecutive ones in one backfill; a failed scheduled
-  run is backfilled with ``reprocess_behavior="failed"`` (Airflow clears it: same logical date, no new one);
-* any other fire (its logical date taken by another run, or a run in a state a backfill does not re-run) gets one
-  manual run carrying the window in ``conf["hops_window"]`` and no logical date, so no logical date is ever repeated.
-
-Pure: no Airflow import; Airflow's backfill dry run checks each backfill before it is written (``audit --repair``).
+* A window that should have been processed and was not is filled (one dropped by design only when asked, and then
+  only those the catch-up rule dropped: a fire before ``skip_to_date`` never).
+* A fire with no run whose logical date is free is backfilled, consecutive ones in one backfill; a failed scheduled
+  run is backfilled with ``reprocess_behavior="failed"`` (Airflow clears it: same logical date, no new one).
+* Any other fire gets one manual run carrying the window in ``conf["hops_window"]`` and no logical date, so no
+  logical date is ever repeated.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from typing import Any, Literal
 
 from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRecord, Stretch
 from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
-from hops_timetable.core.window import format_hops_time
+from hops_timetable.core.window import format_hops_time as _t
 
 __all__ = [
     "RepairKind",
@@ -40,21 +36,16 @@ Reprocess = Literal["none", "failed"]
 
 
 class RepairKind(str, Enum):
-    """The write that fills a window."""
+    """The write that fills a window: Airflow's backfill of logical dates, or a manual run with a conf window."""
 
     BACKFILL = "backfill"
-    """Airflow's backfill of a range of logical dates: the scheduled windows, with their own logical dates."""
     MANUAL = "manual"
-    """One manual run with the window in ``conf["hops_window"]`` and no logical date."""
 
 
 @dataclass(frozen=True)
 class RepairStep:
-    """One write: a backfill of ``fires`` or one manual run of ``fires[0]``'s window.
-
-    ``reprocess`` is the backfill's ``reprocess_behavior`` (``"none"`` for a manual run); ``note`` says why a fire
-    is not backfilled, starting with ``"; "``.
-    """
+    """One write: a backfill of ``fires`` or one manual run of ``fires[0]``'s window; ``note`` (starting with
+    ``"; "``) says why a fire is not backfilled."""
 
     kind: RepairKind
     fires: tuple[FireCoverage, ...]
@@ -64,8 +55,7 @@ class RepairStep:
     def describe(self) -> str:
         first, last = self.fires[0], self.fires[-1]
         if self.kind is RepairKind.BACKFILL:
-            span = _t(first.interval_start) if len(self.fires) == 1 else f"{_t(first.interval_start)} .. "
-            span += "" if len(self.fires) == 1 else _t(last.interval_start)
+            span = _t(first.interval_start) + ("" if len(self.fires) == 1 else f" .. {_t(last.interval_start)}")
             return f"backfill logical date(s) {span} ({len(self.fires)} run(s), reprocess={self.reprocess}){self.note}"
         env = first.window.as_env()
         return f"manual run with conf window [{env['HOPS_START_TIME']}, {env['HOPS_END_TIME']}){self.note}"
@@ -78,10 +68,6 @@ class RepairStep:
             "windows": [f.window.as_env() for f in self.fires],
             "note": self.note.strip(" ;") or None,
         }
-
-
-def _t(value: datetime) -> str:
-    return format_hops_time(value)
 
 
 def needs_repair(fire: FireCoverage, include_dropped: bool) -> bool:
@@ -100,10 +86,7 @@ def _backfilled_as(fire: FireCoverage, taken: set[datetime]) -> Reprocess | None
 
 
 def plan_repair(cov: Coverage, runs: Sequence[RunRecord], *, include_dropped: bool = False) -> list[RepairStep]:
-    """The writes that fill the gaps of *cov* (see the module docstring), in fire order.
-
-    Consecutive fires backfilled alike are one step; a manual run is one step per fire.
-    """
+    """The writes that fill the gaps of *cov*, in fire order: consecutive fires backfilled alike are one step."""
     taken = {r.logical_date for r in runs if r.logical_date is not None}
     steps: list[RepairStep] = []
     batch: list[FireCoverage] = []
@@ -142,10 +125,8 @@ def to_repair(hist: History, include_dropped: bool) -> list[Stretch]:
 
 
 def repair_view(hist: History, stretches: Sequence[Stretch]) -> Coverage:
-    """A coverage holding the fires of *stretches* and, after each, the fire that ends it, for :func:`plan_repair`.
-
-    The fire after a stretch is there so that two stretches apart stay two steps.
-    """
+    """The fires of *stretches* for :func:`plan_repair`, each followed by the fire that ends it, so that two
+    stretches apart stay two steps."""
     fires: list[FireCoverage] = []
     for stretch in stretches:
         if fires and fires[-1].fire >= stretch.first:

@@ -14,11 +14,9 @@ The model, for a timeline that begins at ``start`` and ends at ``until`` (inclus
 * If the timeline begins before the DAG's start, the scheduler's first look happens at ``start`` of the timeline,
   so a past start date with catch-up replays at that moment, as Airflow does when a DAG is first deployed.
 
-Every fire in ``(start, until]`` gets one decision (:class:`~hops_timetable.core.decision.Decision`, re-exported
-here). The rules are the policy's own: this module only asks :class:`~hops_timetable.core.catchup.CatchupPolicy` and
-never re-derives them. Consecutive fires with the same decision and creation time form one :class:`FireRow`, and
-their number is counted exactly by searching the cron (:meth:`QuartzCron.count_between`), so a per-second schedule
-over a year costs milliseconds, not millions of steps. Pure: no Airflow import.
+Every fire in ``(start, until]`` gets one :class:`Decision`, asked of :class:`CatchupPolicy` (never re-derived here).
+Consecutive fires alike form one :class:`FireRow`, counted by :meth:`QuartzCron.count_between`, so a per-second
+schedule over a year costs milliseconds, not millions of steps.
 """
 
 from __future__ import annotations
@@ -73,10 +71,9 @@ class Event:
 
 @dataclass(frozen=True)
 class FireRow:
-    """The fires ``first`` .. ``last`` (both fires, consecutive in the cron) and what happened to them.
+    """The consecutive fires ``first`` .. ``last`` (``count`` of them, exact) and what happened to them.
 
-    ``count`` is their number, exact. ``created_at`` is set for created runs: the moment all of them were created,
-    or ``None`` when each was created at its own fire time. ``event`` names the event the fires fell into, if any.
+    ``created_at``: the moment created runs were all made, ``None`` when each was made at its own fire time.
     """
 
     decision: Decision
@@ -108,7 +105,7 @@ def _merge(events: Iterable[Event]) -> list[_Down]:
 
 
 class _Builder:
-    """Collects rows for fires in time ranges, labelling each range the way the policy classifies it."""
+    """Collects rows for fires in time ranges, each range labelled as the policy classifies it."""
 
     def __init__(self, policy: CatchupPolicy) -> None:
         self.policy = policy
@@ -130,39 +127,26 @@ class _Builder:
     ) -> None:
         self.rows.append(FireRow(decision, first, last, self.cron.count_between(first, last), created_at, event))
 
-    def fires_in(self, after: datetime, upto: datetime) -> tuple[datetime, datetime] | None:
-        """The first and last fire in ``(after, upto]``."""
-        first = self.cron.next_after(after)
-        if first is None or first > upto:
-            return None
-        last = self.cron.prev_before(upto + TICK)
-        assert last is not None
-        return first, last
-
-    def pieces(self, after: datetime, upto: datetime) -> Iterator[tuple[datetime, datetime, Decision]]:
-        """``(after, upto]`` cut where eligibility changes: (first fire, last fire, the policy's decision)."""
+    def classify_range(self, after: datetime, upto: datetime, eligible: Decision, event: str | None = None) -> None:
+        """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*;
+        the range is cut where eligibility changes."""
         lo = after
         for cut in [*(c for c in self.cuts if after < c < upto), upto]:
-            span = self.fires_in(lo, cut)
-            if span is not None:
-                yield span[0], span[1], self.policy.classify(span[0])
+            first = self.cron.next_after(lo)
+            if first is not None and first <= cut:
+                last = self.cron.prev_before(cut + TICK)
+                assert last is not None
+                why = self.policy.classify(first)
+                self.emit(eligible if why is Decision.ELIGIBLE else why, first, last, event=event)
             lo = cut
-
-    def classify_range(self, after: datetime, upto: datetime, eligible: Decision, **kw: object) -> None:
-        """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*."""
-        for first, last, why in self.pieces(after, upto):
-            self.emit(eligible if why is Decision.ELIGIBLE else why, first, last, **kw)  # type: ignore[arg-type]
 
 
 def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:
-    """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first (the runs
-    :meth:`CatchupPolicy.next_run` gives one after the other at *now*), at a cost per run that does not grow with
-    the bound; ends with the schedule, unbounded without an end: take what you need.
+    """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first, unbounded without an end.
 
-    Only the first run is asked at *now*: the catch-up bound there counts back over the missed fires (up to the
-    bound, or to the cron's first year when the bound exceeds them). It leaves at most ``bound`` fires up to *now*,
-    so no later run is passed over by it, and each later run is the one the policy gives when asked at its
-    predecessor's fire, where nothing is due and nothing is counted back.
+    Only the first run is asked at *now*, where the catch-up bound counts back over the missed fires; it leaves no
+    later run passed over, and each later run is the policy's answer at its predecessor's fire, where nothing is
+    counted back: the cost per run does not grow with the bound.
     """
     run = policy.next_run(last_fire, now, catchup=catchup)
     while run is not None:
@@ -177,11 +161,8 @@ def simulate(
     until: datetime,
     events: Sequence[Event] = (),
 ) -> list[FireRow]:
-    """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*; see the module docstring.
-
-    Returns one row per run of consecutive fires in ``(start, until]`` that share a decision, in fire order.
-    Raises :class:`ArgumentError` (a ``ValueError``) if *until* is not after *start*.
-    """
+    """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*: the rows of the fires in
+    ``(start, until]``, in fire order. Raises :class:`ArgumentError` if *until* is not after *start*."""
     start, until = as_utc(start), as_utc(until)
     if until <= start:
         raise ArgumentError(
@@ -280,35 +261,33 @@ def _merge_rows(rows: list[FireRow]) -> list[FireRow]:
     return merged
 
 
-def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[FireRow]:
-    """Rows with at most *max_fires* fires split into one row per fire.
+def _fires(row: FireRow, cron: QuartzCron) -> Iterator[datetime]:
+    fire: datetime | None = row.first
+    while fire is not None and fire <= row.last:
+        yield fire
+        fire = cron.next_after(fire)
 
-    A run created at its own fire time gets ``created_at`` equal to its fire.
-    """
+
+def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[FireRow]:
+    """Rows of at most *max_fires* fires split into one row per fire; a run created at its own fire time gets
+    ``created_at`` equal to its fire."""
     out: list[FireRow] = []
     for row in rows:
         if row.count == 1 or row.count > max_fires:
             on_time = row.decision is Decision.CREATED and row.created_at is None and row.count == 1
             out.append(replace(row, created_at=row.first) if on_time else row)
             continue
-        fire: datetime | None = row.first
-        while fire is not None and fire <= row.last:
+        for fire in _fires(row, cron):
             at = (row.created_at or fire) if row.decision is Decision.CREATED else None
             out.append(replace(row, first=fire, last=fire, count=1, created_at=at))
-            fire = cron.next_after(fire)
     return out
 
 
 def created_fires(rows: Iterable[FireRow], cron: QuartzCron, limit: int = 1_000_000) -> list[datetime]:
     """The fire of every created run, in order; raises ``ValueError`` beyond *limit* runs."""
     fires: list[datetime] = []
-    for row in rows:
-        if row.decision is not Decision.CREATED:
-            continue
-        fire: datetime | None = row.first
-        while fire is not None and fire <= row.last:
-            if len(fires) >= limit:
-                raise ArgumentError("limit", limit, f"more than limit={limit} created runs; narrow the timeline")
-            fires.append(fire)
-            fire = cron.next_after(fire)
+    for fire in (f for row in rows if row.decision is Decision.CREATED for f in _fires(row, cron)):
+        if len(fires) >= limit:
+            raise ArgumentError("limit", limit, f"more than limit={limit} created runs; narrow the timeline")
+        fires.append(fire)
     return fires
