@@ -247,11 +247,10 @@ def _record(item: dict[str, Any]) -> RunRecord:
 
 @dataclass(frozen=True)
 class Settings:
-    """A DAG's schedule as the plugin reports it (``/hops/api/dags``): its id, its :class:`Schedule`, its pause flag."""
+    """A DAG's schedule as the plugin reports it (``/hops/api/dags``): its id and its :class:`Schedule`."""
 
     dag_id: str
     schedule: Schedule
-    paused: bool | None
 
     @property
     def offset(self) -> int | None:
@@ -270,5 +269,4 @@ class Settings:
             ) from None
         if not isinstance(dag_id, str):
             raise AuditError(f"the plugin answered dag_id={short_repr(dag_id)}: expected a string")
-        paused = data.get("is_paused")
-        return cls(dag_id, schedule, None if paused is None else bool(paused))
+        return cls(dag_id, schedule)

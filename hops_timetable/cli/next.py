@@ -22,14 +22,10 @@ def cmd_next(args: argparse.Namespace) -> int:
     check_with_croniter(cron, "expression")
     after = parse_time("--after", args.after) if args.after else datetime.now(UTC)
     check_count("-n", args.n, MAX_COUNT, "fire times")
+    step = cron.prev_before if args.prev else cron.next_after
     times: list[datetime] = []
-    moment = after
-    while len(times) < args.n:
-        fire = cron.prev_before(moment) if args.prev else cron.next_after(moment)
-        if fire is None:
-            break
+    while len(times) < args.n and (fire := step(times[-1] if times else after)) is not None:
         times.append(fire)
-        moment = fire
     payload = {
         "expression": cron.source,
         "normalized": cron.expression,

@@ -94,11 +94,10 @@ def time_range(flag: str, text: str, kind: str, example: str) -> Event:
         raise BadInput(f"{flag} {text!r}: {exc}") from None
 
 
-_FLAGS = {
-    name: "--" + name.replace("_", "-")
-    for name in ("cron_expression", "start_time", "end_time", "start_time_offset_seconds", "max_catchup_runs")
-} | {"cron_expression": "--cron", "skip_to_date": "--skip-to-date", "catchup": "--catchup"}
-"""The flag of each schedule argument, for the messages of :meth:`Schedule.build`."""
+FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
+"""The schedule options a ``--dag-file`` replaces (``--now`` still applies)."""
+FLAGS = {"cron_expression": "--cron"} | {name: "--" + name.replace("_", "-") for name in FILE_SETTINGS}
+"""The flag of each schedule argument."""
 
 
 def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
@@ -107,7 +106,7 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
     schedule = Schedule.build(
         args.cron,
         now=now,
-        names=_FLAGS,
+        names=FLAGS,
         start_time=None if args.start_time is None else parse_time("--start-time", args.start_time, now),
         end_time=None if args.end_time is None else parse_time("--end-time", args.end_time, now),
         skip_to_date=None if args.skip_to_date is None else parse_time("--skip-to-date", args.skip_to_date, now),
@@ -117,10 +116,6 @@ def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
     )
     check_with_croniter(schedule.cron, "--cron")
     return schedule
-
-
-FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
-"""The schedule options a ``--dag-file`` replaces (``--now`` still applies)."""
 
 
 def check_count(flag: str, value: int, maximum: int, what: str) -> int:

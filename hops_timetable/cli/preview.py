@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.options import FILE_SETTINGS, MAX_COUNT, check_count, now_from_args, settings_from_args
+from hops_timetable.cli.options import FILE_SETTINGS, FLAGS, MAX_COUNT, check_count, now_from_args, settings_from_args
 from hops_timetable.cli.output import emit, fmt_time, render_table
 from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import hops_window
@@ -24,7 +24,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     if args.dag_file is not None:
         if args.dag_id is None:
             raise BadInput("--dag-file needs --dag-id: the id of the DAG in that file to preview")
-        ignored = [f"--{k.replace('_', '-')}" for k in FILE_SETTINGS if getattr(args, k) not in (None, False)]
+        ignored = [FLAGS[k] for k in FILE_SETTINGS if getattr(args, k) not in (None, False)]
         if ignored:
             raise BadInput(f"{', '.join(ignored)} cannot be combined with --dag-file: the DAG file holds the schedule")
         from hops_timetable.cli.dagfile import settings_from_dag_file

@@ -21,18 +21,18 @@ schedule over a year costs milliseconds, not millions of steps.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from hops_timetable.core.catchup import After, CatchupPolicy, Run
+from hops_timetable.core.catchup import CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.decision import BY_DESIGN, CATCH_UP_DROPS, Decision
+from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc
 
 __all__ = [
-    "BY_DESIGN",
     "CATCH_UP_DROPS",
     "Decision",
     "Event",
@@ -214,18 +214,9 @@ def _catch_up(
     """The scheduler looks at *now* after not looking since *decided*: rows for the fires in ``(decided, now]``."""
     if now <= decided:
         return last, decided
-    created: list[datetime] = []
-    cursor = last
-    while len(created) < _STEPWISE_RUNS:
-        # The rule the scheduler's stored-run check and next_dagrun_info_v2 apply: CatchupPolicy.next_run_after.
-        # Only the first run is asked at now; the bound there leaves every later due fire in place, and asked at
-        # its predecessor's fire the policy gives the same run without counting back (see scheduled_runs).
-        seen_at = now if not created else created[-1]
-        run = policy.next_run_after(None if cursor is None else After.of_fire(cursor), seen_at, catchup=catchup)
-        if run is None or run.fire > now:
-            break
-        created.append(run.fire)
-        cursor = run.fire
+    # The runs the scheduler's stored-run check and next_dagrun_info_v2 make at now, while they are due.
+    due = itertools.takewhile(lambda run: run.fire <= now, scheduled_runs(policy, last, now, catchup=catchup))
+    created = [run.fire for run in itertools.islice(due, _STEPWISE_RUNS)]
     if not created:
         skipped = Decision.BEFORE_FIRST_LOOK if last is None and policy.start is None else Decision.DROPPED_BOUND
         out.classify_range(decided, now, skipped, event=event)
