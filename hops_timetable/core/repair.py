@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from enum import Enum
 from typing import Any, Literal
 
@@ -77,40 +77,25 @@ def needs_repair(fire: FireCoverage, include_dropped: bool) -> bool:
     return wanted and not fire.covered and fire.decision is not Decision.DUE
 
 
-def _backfilled_as(fire: FireCoverage, taken: set[datetime]) -> Reprocess | None:
-    """The backfill that fills *fire*, or ``None`` when a backfill cannot (a manual run must)."""
-    if fire.decision is Decision.CREATED:
-        # Its run exists: a backfill re-runs it in place only if it failed.
-        return "failed" if fire.state == "failed" else None
-    return None if fire.interval_start in taken else "none"
-
-
 def plan_repair(cov: Coverage, runs: Sequence[RunRecord], *, include_dropped: bool = False) -> list[RepairStep]:
     """The writes that fill the gaps of *cov*, in fire order: consecutive fires backfilled alike are one step."""
     taken = {r.logical_date for r in runs if r.logical_date is not None}
-    steps: list[RepairStep] = []
-    batch: list[FireCoverage] = []
-    batch_reprocess: Reprocess = "none"
 
-    def flush() -> None:
-        if batch:
-            steps.append(RepairStep(RepairKind.BACKFILL, tuple(batch), reprocess=batch_reprocess))
-            batch.clear()
-
-    for fire in cov.fires:
+    def how(fire: FireCoverage) -> Reprocess | Literal["skip", "manual"]:
         if not needs_repair(fire, include_dropped):
-            flush()
-            continue
-        reprocess = _backfilled_as(fire, taken)
-        if reprocess is None:
-            flush()
-            steps.append(RepairStep(RepairKind.MANUAL, (fire,), note="; its logical date is taken by another run"))
-            continue
-        if batch_reprocess != reprocess:
-            flush()
-            batch_reprocess = reprocess
-        batch.append(fire)
-    flush()
+            return "skip"
+        if fire.decision is Decision.CREATED:
+            # Its run exists: a backfill re-runs it in place only if it failed.
+            return "failed" if fire.state == "failed" else "manual"
+        return "manual" if fire.interval_start in taken else "none"
+
+    steps: list[RepairStep] = []
+    for kind, group in itertools.groupby(cov.fires, how):
+        if kind == "manual":
+            note = "; its logical date is taken by another run"
+            steps += [RepairStep(RepairKind.MANUAL, (fire,), note=note) for fire in group]
+        elif kind != "skip":
+            steps.append(RepairStep(RepairKind.BACKFILL, tuple(group), reprocess=kind))
     return steps
 
 

@@ -180,9 +180,8 @@ def simulate(
     decided = start  # every fire at or before this has a row
     look = start  # when the scheduler next looks, after being unable to
     label: str | None = None
+    # look never passes until: a down that ends after until ends the loop before it is looked at.
     for down in [*downs, None]:
-        if look > until:
-            break
         last, decided = _catch_up(out, policy, catchup, last, decided, look, label)
         up_to = until if down is None else min(until, down.start - TICK)
         if up_to > decided:
