@@ -1,15 +1,9 @@
 """Every place where hops_timetable touches Airflow beyond its public timetable protocol, and every version split.
 
-The package supports each Airflow 3 minor from 3.0 on. Airflow moves or reshapes some of what this package needs
-between minors; each such touch point lives here, as a small function or name, with the versions it covers and the
-reason it is needed. No other module of the package imports Airflow internals or tests Airflow's version.
-
-Import cost matters (Airflow loads the timetable in every component), so the Airflow modules needed by one function
-are imported inside it. The tests' own version differences (driving Airflow's scheduler code by hand) live in the
-test tree, not here.
-
-What the scheduler hook calls never raises: the scheduler swallows exceptions from a timetable and then silently
-stops scheduling the DAG, so a failed look-up answers "unknown" (``None``, or "taken").
+No other module imports Airflow internals or reads Airflow's version. Airflow modules are imported inside the
+functions that need them (Airflow loads the timetable in every component). What the scheduler hook calls never
+raises: the scheduler would silently stop scheduling the DAG, so a failed look-up answers "unknown" (``None``, or
+"taken").
 """
 
 from __future__ import annotations
@@ -23,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import airflow
 
-# The parts ``@task.python`` is built from, for ``@task.hops``: in ``airflow.sdk.bases.decorator`` in every 3.x so
-# far but not exported from ``airflow.sdk``, so a provider's own task decorator has no public import path.
+# What ``@task.python`` is built from, for ``@task.hops``: not exported from ``airflow.sdk`` in any 3.x.
 from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
 from airflow.timetables.base import Timetable
 
@@ -64,44 +57,27 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def _minor(version: str) -> tuple[int, int]:
-    match = re.match(r"(\d+)\.(\d+)", version)
-    if match is None:
-        raise HopsTimetableError(f"cannot read Airflow's version from {version!r}")
-    return int(match.group(1)), int(match.group(2))
-
-
-AIRFLOW_VERSION: tuple[int, int] = _minor(airflow.__version__)
-"""Airflow's (major, minor), read once; pre-releases count as their minor (3.4.0b2 is (3, 4))."""
+_VERSION = re.match(r"(\d+)\.(\d+)", airflow.__version__)
+if _VERSION is None:
+    raise HopsTimetableError(f"cannot read Airflow's version from {airflow.__version__!r}")
+AIRFLOW_VERSION: tuple[int, int] = (int(_VERSION.group(1)), int(_VERSION.group(2)))
+"""Airflow's (major, minor); pre-releases count as their minor (3.4.0b2 is (3, 4))."""
 
 HAS_DAG_MODEL_HOOK: bool = hasattr(Timetable, "next_run_info_from_dag_model")
-"""Whether the scheduler asks the timetable about the stored next run before creating it (Airflow 3.2 and later).
-
-3.0 and 3.1 create the run stored in ``DagModel.next_dagrun`` without asking, so after an outage longer than the
-catch-up bound that one stale run is created as well, before the newest ``max_catchup_runs`` (see the version table
-in docs/airflow-versions.md). The override in :class:`~hops_timetable.timetable.HopsworksTimetable` is simply
-never called there.
-"""
+"""Whether the scheduler asks the timetable about the stored next run before creating it (3.2 on); 3.0 and 3.1
+create it unasked, so after a long outage that one stale run is made too (docs/airflow-versions.md)."""
 
 
 def serialized_dag(dag_id: str, session: Session) -> Any | None:
-    """The scheduler's deserialized DAG *dag_id*, read in *session*, or ``None`` when none is stored.
-
-    ``SerializedDagModel.get_dag`` is not public API. Its ``session`` has been keyword-only since 3.3 and
-    positional-or-keyword before; passing it by keyword works on every 3.x.
-    """
+    """The scheduler's deserialized DAG *dag_id*, or ``None``. ``session`` is keyword-only from 3.3."""
     from airflow.models.serialized_dag import SerializedDagModel
 
     return SerializedDagModel.get_dag(dag_id, session=session)
 
 
 def time_restriction(dag: Any) -> TimeRestriction:
-    """The ``TimeRestriction`` (start, end, catchup) Airflow itself schedules the DAG with.
-
-    The private ``_time_restriction`` property moved with the scheduler's DAG class: ``airflow.models.dag.DAG`` in
-    3.0, ``airflow.serialization.serialized_objects.SerializedDAG`` in 3.1 and
-    ``airflow.serialization.definitions.dag.SerializedDAG`` from 3.2; the name and meaning stayed the same.
-    """
+    """The ``TimeRestriction`` Airflow schedules the DAG with: the private ``_time_restriction``, the same on the
+    scheduler's DAG class of every 3.x (which itself moved module in 3.1 and 3.2)."""
     restriction: TimeRestriction = dag._time_restriction
     return restriction
 
@@ -109,11 +85,8 @@ def time_restriction(dag: Any) -> TimeRestriction:
 def builtin_next_dagrun_info(
     timetable: Timetable, last: DagRunInfo | None, restriction: TimeRestriction
 ) -> DagRunInfo | None:
-    """The run one of Airflow's own timetables makes after *last*, as the scheduler of this version asks for it.
-
-    3.2 added ``next_dagrun_info_v2`` (given the last run's ``DagRunInfo``) and the scheduler calls it; 3.0 and 3.1
-    have only ``next_dagrun_info`` (given the last automated run's data interval).
-    """
+    """The run one of Airflow's own timetables makes after *last*, asked as this version's scheduler asks:
+    ``next_dagrun_info_v2`` from 3.2, ``next_dagrun_info`` (the last automated interval) before."""
     v2 = getattr(timetable, "next_dagrun_info_v2", None)
     if v2 is not None:
         result: DagRunInfo | None = v2(last_dagrun_info=last, restriction=restriction)
@@ -124,13 +97,8 @@ def builtin_next_dagrun_info(
 
 @contextmanager
 def frozen_builtin_clock(now: datetime) -> Iterator[None]:
-    """Make Airflow's cron timetables (``CronDataIntervalTimetable``, ``CronTriggerTimetable``) see *now*.
-
-    They read the clock through a module-level ``utcnow`` that each of ``airflow.timetables.interval`` and
-    ``airflow.timetables.trigger`` imports (from ``airflow.utils.timezone`` in 3.0, from
-    ``airflow._shared.timezones.timezone`` since 3.1); replacing that name in both modules is the only way to ask
-    them what they would do at another time, and is undone on exit. Not thread-safe: for the CLI only.
-    """
+    """Make Airflow's cron timetables see *now*: they read the clock through the ``utcnow`` their modules import,
+    which is the only way in. Not thread-safe: for the CLI only."""
     import airflow.timetables.interval as interval_module
     import airflow.timetables.trigger as trigger_module
     import pendulum
@@ -147,11 +115,8 @@ def frozen_builtin_clock(now: datetime) -> Iterator[None]:
 
 
 def dag_bag_class() -> Any:
-    """Airflow's ``DagBag``, which parses DAG files as the dag-processor does.
-
-    ``airflow.dag_processing.dagbag`` from 3.2; ``airflow.models.dagbag`` in 3.0 and 3.1 (3.2 to 3.4 keep a
-    deprecated alias there, which warns).
-    """
+    """Airflow's ``DagBag``: ``airflow.dag_processing.dagbag`` from 3.2 (the old path then warns), else
+    ``airflow.models.dagbag``."""
     import importlib
 
     module = "airflow.dag_processing.dagbag" if AIRFLOW_VERSION >= (3, 2) else "airflow.models.dagbag"
@@ -159,20 +124,14 @@ def dag_bag_class() -> Any:
 
 
 def executing_task(context: Mapping[str, Any]) -> Any:
-    """The operator instance that is about to run, from a task's context (in a ``pre_execute`` hook, say).
-
-    Airflow 3.0's task runner builds the context from the task as parsed and then runs a rendered copy of it, so
-    ``context["task"]`` there is not the instance whose ``execute`` runs: an attribute set on it (``env``) is lost.
-    ``context["ti"].task`` is the instance that runs on every 3.x; ``context["task"]`` is the fallback for a
-    context without a task instance.
-    """
+    """The operator instance about to run: ``context["ti"].task`` on every 3.x (3.0's ``context["task"]`` is the
+    parsed task, not the rendered copy that runs), else ``context["task"]``."""
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
 
 
 def config_value(section: str, option: str) -> str | None:
-    """The text of *option* in *section* of Airflow's configuration (``airflow.cfg`` or ``AIRFLOW__SECTION__OPTION``),
-    ``None`` when unset: ``airflow.configuration.conf`` on every 3.x."""
+    """The text of *option* in *section* of Airflow's configuration, ``None`` when unset."""
     from airflow.configuration import conf
 
     value = conf.get(section, option, fallback=None)
@@ -183,9 +142,7 @@ _FAILING: dict[type[BaseException], type[BaseException]] = {}
 
 
 def fail_without_retries(error: BaseException) -> BaseException:
-    """*error*, still of its own class, made an ``AirflowFailException`` too: raised in a task, it fails the task
-    at once, with no retry (a bad window or command stays bad). The class lives in ``airflow.sdk.exceptions``
-    from 3.1 on (``airflow.exceptions`` keeps a deprecated alias) and only in ``airflow.exceptions`` in 3.0."""
+    """*error*, still of its own class, made an ``AirflowFailException`` too: it fails the task with no retry."""
     try:
         from airflow.sdk.exceptions import AirflowFailException
     except ImportError:  # Airflow 3.0
@@ -199,24 +156,16 @@ def fail_without_retries(error: BaseException) -> BaseException:
 
 
 def scheduler_session(dag_model: Any) -> Session | None:
-    """The session the scheduler loaded *dag_model* in.
-
-    ``next_run_info_from_dag_model`` (3.2 and later) receives a DagModel of the scheduler's own open session
-    (``_create_dag_runs``). Queries must run in it: a second session would wait on SQLite's write lock that this one
-    holds, and would not see the runs this scheduler loop has just added.
-    """
+    """The scheduler's own open session *dag_model* was loaded in: a second one would wait on SQLite's write lock
+    this one holds, and would not see the runs this scheduler loop has just added."""
     from sqlalchemy.orm import object_session
 
     return object_session(dag_model)
 
 
 def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
-    """Whether a run of the DAG with this logical date exists in the ``dag_run`` table (every 3.x).
-
-    ``dag_run`` is unique on ``(dag_id, logical_date)``; Airflow checks only ``DagModel.next_dagrun`` before it asks
-    the timetable, so a replacement run chosen by the timetable must be checked here. Without a session, or when the
-    query fails, the answer is "taken", so that the caller keeps the run Airflow itself has checked.
-    """
+    """Whether a run of the DAG has this logical date; "taken" when it cannot be told, so that the caller keeps the
+    run Airflow itself has checked."""
     from airflow.models.dagrun import DagRun
     from sqlalchemy import select
 
@@ -235,30 +184,20 @@ def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
 
 
 def stored_time_restriction(dag_model: Any) -> TimeRestriction | None:
-    """The DAG's own time restriction (start_date, end_date, catchup) as last serialized, or ``None``.
-
-    Needed only by a timetable built without ``start_time``/``end_time``/``catchup`` (hops_schedule passes them):
-    ``next_run_info_from_dag_model`` receives the DagModel alone, which stores none of the three. Reads the
-    serialized DAG through :func:`serialized_dag` and :func:`time_restriction`.
-    """
+    """The DAG's own time restriction as last serialized, or ``None`` (a DagModel stores none of it)."""
     session = scheduler_session(dag_model)
     if session is None:
         return None
     try:
         serialized = serialized_dag(dag_model.dag_id, session)
-        if serialized is None:
-            return None
-        return time_restriction(serialized)
+        return None if serialized is None else time_restriction(serialized)
     except Exception:
         log.exception("dag %s: could not read its serialized time restriction", dag_model.dag_id)
         return None
 
 
 def params_dict(params: Mapping[str, Any]) -> Any:
-    """Airflow's ``ParamsDict`` of *params* (the Trigger form's fields).
-
-    Exported from ``airflow.sdk`` since 3.1 only; ``airflow.sdk.definitions.param`` holds it in every 3.x.
-    """
+    """Airflow's ``ParamsDict`` of *params*: exported from ``airflow.sdk`` from 3.1 only."""
     from airflow.sdk.definitions.param import ParamsDict
 
     return ParamsDict(dict(params))
@@ -266,22 +205,18 @@ def params_dict(params: Mapping[str, Any]) -> Any:
 
 # -- the Hopsworks tab's web app (runs inside the api-server) ------------------------------------------------------
 #
-# A plugin's FastAPI app is mounted beside Airflow's REST API but gets none of its dependencies; Airflow has no
-# public interface for "authenticate this request as the REST API would", for its metadata session or for its ORM
-# models, so each of those is borrowed here.
+# A plugin's FastAPI app gets none of the REST API's dependencies and Airflow has no public interface for them
+# (authentication, the metadata session, its ORM models): each is borrowed here.
 
 HAS_REACT_APPS: bool = AIRFLOW_VERSION >= (3, 1)
-"""Whether the UI loads a plugin's ``react_apps`` as tabs (3.1 and later); 3.0 shows no plugin tab, so there the
-Hopsworks pages are reached by URL and through ``audit`` only."""
+"""Whether the UI loads a plugin's ``react_apps`` as tabs (3.1 on); on 3.0 the pages are reached by URL."""
 
 
 async def api_user(request: Any) -> Any:
     """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403).
 
-    3.1 and later read the ``Authorization: Bearer`` token, else the UI's session cookie (``get_user`` takes the
-    request and the parsed header); 3.0's ``get_user`` takes the token string of the header alone, and its REST API
-    reads no cookie, so here 3.0 falls back to the session cookie as later minors do: 3.0's UI shows no plugin tab,
-    and the tab's pages opened by URL in a logged-in browser carry the cookie only.
+    3.0's ``get_user`` takes the header's token alone and reads no cookie; here it falls back to the session cookie
+    as later minors do, since 3.0's pages are opened by URL in a logged-in browser.
     """
     import airflow.api_fastapi.core_api.security
     from airflow.api_fastapi.auth.managers.base_auth_manager import COOKIE_NAME_JWT_TOKEN
@@ -306,25 +241,18 @@ def api_base_path() -> str:
 
 
 def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False) -> None:
-    """Raise Airflow's own 403 unless *user* may read DAG *dag_id* (its runs, with *runs*).
-
-    ``requires_access_dag`` takes the DAG id as an argument from 3.1; 3.0 reads it from the request's path
-    (``{dag_id}``), which every route of the app has.
-    """
+    """Raise Airflow's own 403 unless *user* may read DAG *dag_id* (its runs, with *runs*); 3.0 reads the id from
+    the request's path, which every route of the app has."""
     import airflow.api_fastapi.core_api.security
     from airflow.api_fastapi.auth.managers.models.resource_details import DagAccessEntity
 
     requires_access_dag: Any = airflow.api_fastapi.core_api.security.requires_access_dag
-    entity = DagAccessEntity.RUN if runs else None
-    if AIRFLOW_VERSION >= (3, 1):
-        check = requires_access_dag("GET", entity, param_dag_id=dag_id)
-    else:
-        check = requires_access_dag("GET", entity)
-    check(request, user)
+    by_id = {"param_dag_id": dag_id} if AIRFLOW_VERSION >= (3, 1) else {}
+    requires_access_dag("GET", DagAccessEntity.RUN if runs else None, **by_id)(request, user)
 
 
 def readable_dag_ids(user: Any, session: Session) -> set[str]:
-    """The DAG ids *user* may read, from Airflow's auth manager (the same call in every 3.x)."""
+    """The DAG ids *user* may read, from Airflow's auth manager."""
     from airflow.api_fastapi.app import get_auth_manager
 
     found: set[str] = get_auth_manager().get_authorized_dag_ids(user=user, method="GET", session=session)
@@ -332,7 +260,7 @@ def readable_dag_ids(user: Any, session: Session) -> set[str]:
 
 
 def dag_run_table() -> Any:
-    """The metadata database's ``dag_run`` table (a SQLAlchemy ``Table``), for queries that read its columns only."""
+    """The metadata database's ``dag_run`` table, for queries that read its columns only."""
     from airflow.models.dagrun import DagRun
 
     return DagRun.__table__
@@ -347,7 +275,7 @@ def metadata_session() -> Iterator[Session]:
 
 
 def dag_pause_flags(session: Session, dag_id: str | None = None) -> list[tuple[str, bool]]:
-    """``(dag_id, is_paused)`` of every DAG Airflow knows, or of *dag_id* only, sorted by id (``dag`` table)."""
+    """``(dag_id, is_paused)`` of every DAG Airflow knows, or of *dag_id* only, sorted by id."""
     from airflow.models.dag import DagModel
     from sqlalchemy import select
 

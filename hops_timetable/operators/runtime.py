@@ -89,7 +89,7 @@ def _resolve(context: Mapping[str, Any], explicit: Mapping[str, str] | None) -> 
         explicit=explicit,
         run_after=getattr(dag_run, "run_after", None),
         logical_date=getattr(dag_run, "logical_date", None),
-        replay=None if timetable is None else timetable.replayed_window,
+        replay=None if timetable is None else timetable.schedule.replayed_window,
         run_id=getattr(dag_run, "run_id", None),
     )
 
