@@ -1,7 +1,6 @@
 """Schedule Apache Airflow 3 DAGs exactly as the Hopsworks job scheduler schedules jobs.
 
-The package root stays free of Airflow imports so that ``hops_timetable.core.cron`` and the CLI's pure
-commands start fast; the Airflow adapters are loaded on first attribute access.
+The root imports no Airflow, so that the core and the CLI's pure commands start fast: adapters load on first access.
 """
 
 from __future__ import annotations

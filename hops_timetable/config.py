@@ -1,8 +1,7 @@
-"""The settings a deployment tunes: the ``[hops_timetable]`` section of Airflow's configuration.
+"""The settings a deployment tunes: the ``[hops_timetable]`` section of Airflow's configuration (docs/deployment.md).
 
-Read here and only here, once per process (Airflow's own look-up costs about 0.2 ms, too much for a hook called on
-every DAG); a component reads a changed value when it restarts. The core takes each value as a parameter. Set them
-in ``airflow.cfg`` or as ``AIRFLOW__HOPS_TIMETABLE__<OPTION>`` environment variables; docs/deployment.md lists them.
+Read once per process (Airflow's look-up costs about 0.2 ms, too much for a hook called on every DAG): a component
+reads a changed value when it restarts.
 """
 
 from __future__ import annotations
@@ -55,8 +54,7 @@ def _read(name: str, default: bool | int, text: str) -> bool | int:
 
 @functools.cache
 def settings() -> Settings:
-    """The section's values, defaults for the options it does not set; an invalid value raises
-    :class:`~hops_timetable.core.validation.ArgumentError` naming the option, the value and what is valid."""
+    """The section's values, defaults for the options it does not set; an invalid one raises ``ArgumentError``."""
     from hops_timetable._compat import config_value
 
     values = {}

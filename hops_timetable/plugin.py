@@ -1,8 +1,4 @@
-"""The Airflow plugin that registers :class:`~hops_timetable.timetable.HopsworksTimetable`.
-
-Airflow deserializes only the custom timetables a plugin registers. The package declares this plugin under the
-``airflow.plugins`` entry point, so installing the package is enough: no file in the plugins folder.
-"""
+"""The Airflow plugin (entry point ``airflow.plugins``) that registers the timetable and the Hopsworks tab."""
 
 from __future__ import annotations
 
@@ -19,13 +15,8 @@ __all__ = ["HopsTimetablePlugin"]
 
 
 class _TabAttribute:
-    """A plugin attribute that imports the Hopsworks tab's app when it is first read.
-
-    Only the api-server reads the tab's app and views, but every Airflow process that loads plugins imports this
-    module: the scheduler, the dag-processor and the triggerer for the timetable, and each task's process for
-    macros. Importing the app (FastAPI and the tab's pages) at the top took about 1.2-1.6 s of CPU in each of them
-    and 2-4% of a profiled scheduler's time (docs/performance.md).
-    """
+    """A plugin attribute that imports the tab's app when first read: only the api-server reads it, and importing it
+    in every process that loads plugins cost 1.2-1.6 s of CPU each (docs/performance.md)."""
 
     def __init__(self, build: Callable[[], list[dict[str, Any]]]) -> None:
         self._build = build
@@ -45,14 +36,9 @@ def _apps() -> list[dict[str, Any]]:
 
 
 def _react_apps() -> list[dict[str, Any]]:
-    """The tab on each DAG's and each run's page, from Airflow 3.1 on (3.0's UI shows no plugin tab).
-
-    One bundle (``ui/static``, built from ``frontend/``) for both: the UI keeps a loaded component under its name, so
-    both entries are "Hopsworks" and the component tells the run's page by its ``runId``. The URL is a path from the
-    server's root under ``[api] base_url``'s path: 3.1 and 3.2 import it relative to their own script, 3.3 on
-    relative to the page, and a rooted path reads alike in both. The bundle's digest in the query makes a browser
-    load a new bundle after an upgrade instead of a cached old one.
-    """
+    """The tab on each DAG's and each run's page, from Airflow 3.1 on: one bundle, which tells a run's page by its
+    ``runId``. A rooted URL (3.1-3.2 resolve it against their script, 3.3 on against the page), with the bundle's
+    digest so that a browser loads a new one after an upgrade."""
     from hops_timetable import _compat
     from hops_timetable.ui.app import BUNDLE, URL_PREFIX
 
@@ -67,12 +53,9 @@ def _react_apps() -> list[dict[str, Any]]:
 
 
 class HopsTimetablePlugin(AirflowPlugin):
-    """Registers the Hopsworks timetable with Airflow's scheduler, dag-processor and api-server."""
+    """Registers the Hopsworks timetable (Airflow deserializes only those a plugin registers) and the tab."""
 
     name = "hops_timetable"
-    # AirflowPlugin declares these as plain class attributes holding lists; the same shape is kept here.
     timetables: list[type[Timetable]] = [HopsworksTimetable]  # noqa: RUF012
-    # The Hopsworks tab: the app served by the api-server (JSON, the bundle, 3.0's plain pages) and the React app
-    # the UI shows on each DAG's and each run's page; both read as the lists AirflowPlugin declares.
     fastapi_apps = _TabAttribute(_apps)
     react_apps = _TabAttribute(_react_apps)

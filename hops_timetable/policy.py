@@ -1,21 +1,13 @@
-"""The DAG policy that gives every ``HopsworksTimetable`` the restriction of the DAG it schedules.
+"""The DAG policy (entry point ``airflow.policy``) that gives every ``HopsworksTimetable`` its DAG's restriction.
 
-What it is: a function Airflow calls on every DAG it parses (the dag-processor, the worker, ``airflow dags test``),
-registered by the package under the ``airflow.policy`` entry point, so installing the package installs it.
+Airflow calls it on every DAG it parses. A timetable tells a backfill's range from the DAG's own restriction only
+when it knows the latter: ``hops_schedule`` passes it, a DAG written ``schedule=HopsworksTimetable(...)`` does not,
+so the policy binds it. It also refuses what would build and then never run or run wrong: a schedule that can never
+run within the DAG's dates, and a ``HopsworksTimetable`` wrapped in another timetable.
 
-Why: Airflow hands a timetable the DAG's start, end and catchup as a ``TimeRestriction`` on every call, and a
-backfill's range in the same shape: the timetable can tell the two apart only when it knows the DAG's own.
-``hops_schedule`` passes it; a DAG written ``schedule=HopsworksTimetable(...)`` with its own
-``start_date``/``catchup``, or with dates in ``default_args``, does not. So the policy binds each timetable to the
-restriction Airflow will schedule the DAG with. It also refuses, with the reason, what would build and then never
-run or run wrong: a schedule that can never make a run within the DAG's dates, and a ``HopsworksTimetable``
-wrapped in another timetable (Airflow's ``AssetOrTimeSchedule`` forwards only some of its methods, so the catch-up
-bound after an outage and the HOPS offset would be lost).
-
-Cost: for a DAG without the timetable, one dictionary look-up: no DAG of a process can hold a ``HopsworksTimetable``
-before that process has imported :mod:`hops_timetable.timetable`, and until then the policy imports nothing.
-``[hops_timetable] dag_policy = False`` (:mod:`hops_timetable.config`) switches it off: DAGs written with
-``hops_schedule`` still get their restriction from it, the others then take a backfill's range for the DAG's own.
+For a DAG without the timetable it costs one dictionary look-up: no DAG can hold one before the process has imported
+:mod:`hops_timetable.timetable`. ``[hops_timetable] dag_policy = False`` switches it off (DAGs not written with
+``hops_schedule`` then take a backfill's range for their own).
 """
 
 from __future__ import annotations
@@ -30,11 +22,8 @@ __all__ = ["dag_policy", "dag_restriction"]
 
 
 def dag_restriction(dag: Any) -> tuple[datetime | None, datetime | None, bool]:
-    """The ``(earliest, latest, catchup)`` Airflow schedules *dag* with, in aware UTC.
-
-    Airflow's rule (``DAG._time_restriction`` on every 3.x): the earliest of the DAG's and its tasks' start dates;
-    the DAG's end date, or, when every task has an end date (``default_args``), the latest of those and the DAG's.
-    """
+    """The ``(earliest, latest, catchup)`` Airflow schedules *dag* with, in aware UTC, by Airflow's rule: the
+    earliest of the DAG's and its tasks' start dates; the DAG's end date, or, when every task has one, the latest."""
     from hops_timetable.core.window import as_utc
 
     tasks = list(getattr(dag, "tasks", ()))

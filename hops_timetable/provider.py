@@ -1,8 +1,5 @@
-"""Airflow provider metadata: registers ``@task.hops`` (the same decorator as :func:`hops_task`).
-
-Airflow finds task decorators through the ``apache_airflow_provider`` entry point; this module must stay cheap to
-import, as Airflow reads it in every component.
-"""
+"""Airflow provider metadata (entry point ``apache_airflow_provider``): registers ``@task.hops``. Cheap to import:
+Airflow reads it in every component."""
 
 from __future__ import annotations
 
@@ -14,7 +11,6 @@ __all__ = ["get_provider_info"]
 
 
 def get_provider_info() -> dict[str, Any]:
-    """The provider description Airflow reads from the ``apache_airflow_provider`` entry point."""
     return {
         "package-name": "hops-timetable",
         "name": "Hopsworks timetable",

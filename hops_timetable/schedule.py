@@ -33,25 +33,18 @@ def hops_schedule(
 ) -> dict[str, Any]:
     """The DAG keyword arguments ``schedule``, ``start_date``, ``end_date``, ``catchup`` and ``max_active_runs``.
 
-    ``start_time=None`` means "from now on", as in Hopsworks: nothing before the moment the DAG is first scheduled
-    is replayed. Dates must be timezone-aware. Every argument is validated here, so a mistake fails the DAG import
-    with a message instead of silently stopping the scheduler later.
+    ``start_time=None`` means "from now on", as in Hopsworks. Dates must be timezone-aware. Every argument is
+    validated here, so a mistake fails the DAG import with a message instead of silently stopping the scheduler.
 
-    A manual run with a window comes from the DAG's Hopsworks tab ("Run with time window") or from
-    ``conf["hops_window"]``, at no cost to the DAG. ``trigger_form=True`` also returns ``params`` that give
-    Airflow's own Trigger form optional "HOPS window start" / "HOPS window end" fields (:func:`hops_window_params`),
-    which become the run's ``conf["hops_window"]``. It is off by default because Airflow copies DAG params into
-    every task and validates each copy with jsonschema whenever the DAG is serialized, and the params again at each
-    run it creates: with them the dag-processor's work per DAG file is 2.0-2.1x that of Airflow's own cron
-    timetables for 1 task and 6.7x for 50 tasks, without them 0.69-0.96x (docs/performance.md). Turn it on where
-    people trigger runs from Airflow's Trigger form and the DAG has few tasks; a DAG with params of its own merges
-    ``hops_window_params()`` into them instead.
+    ``trigger_form=True`` also returns ``params`` that give Airflow's Trigger form optional HOPS window fields
+    (:func:`hops_window_params`), which become the run's ``conf["hops_window"]`` (the Hopsworks tab's form needs
+    none). Off by default: Airflow copies and validates DAG params for every task, which made the dag-processor's
+    work per file 2.0x (1 task) to 6.7x (50 tasks) that of Airflow's cron timetables instead of 0.69-0.96x
+    (docs/performance.md).
     """
     given = locals()
-    # A DAG's catchup is True or False (the timetable also accepts None: one that does not hold the DAG's); every
-    # other argument is the schedule's, handed on by name and validated once by the timetable (core/schedule.py).
-    # start_time, end_time and catchup among them: the timetable holds the DAG's restriction, so that it tells a
-    # backfill's range from the DAG's own and never needs the serialized DAG when it re-checks a stored run.
+    # A DAG's catchup is True or False (the timetable also accepts None); every other argument is the schedule's,
+    # validated once by the timetable, which then holds the DAG's restriction.
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(**{name: given[name] for name in argument_names()})

@@ -1,8 +1,4 @@
-"""The timetable's settings as read-only attributes under their Hopsworks names, read from the schedule it holds.
-
-One descriptor for all of them, so that a setting is declared once (a field of
-:class:`~hops_timetable.core.schedule.Schedule`) and its documentation comes from there.
-"""
+"""The timetable's settings as read-only attributes, read from the schedule it holds (documented there)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,6 @@ from hops_timetable import hops_schedule
 from hops_timetable.operators import (
     HopsBashOperator, HopsPythonOperator, hops_task, inject_hops_env, restore_hops_env,
 )
-from hops_timetable.operators.runtime import hops_offset_seconds
 
 OUT = {out!r}
 JOB = {job!r}
@@ -47,7 +46,7 @@ def record(name, **context):
         "env": {{k: v for k, v in os.environ.items() if k.startswith("HOPS_")}},
         "argv": sys.argv[1:],
         "timetable": type(context["dag"].timetable).__name__ if "dag" in context else None,
-        "offset": hops_offset_seconds(context) if "dag" in context else None,
+        "offset": context["dag"].timetable.start_time_offset_seconds if "dag" in context else None,
         "other": os.environ.get("OTHER"),
     }}
     with open(os.path.join(OUT, name + ".json"), "w") as f:

@@ -1,8 +1,4 @@
-"""Operators that make a task see what a Hopsworks-scheduled job sees: ``HOPS_*`` variables and legacy arguments.
-
-Lazy, like the package root: :mod:`hops_timetable.core.conf_window` holds the rules and imports no Airflow;
-the operators are loaded on first attribute access.
-"""
+"""Operators that make a task see what a Hopsworks-scheduled job sees; loaded on first access, like the root."""
 
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ from hops_timetable.core.legacy_args import (
     check_legacy_args_placed,
     legacy_arguments,
 )
-from hops_timetable.core.window import HOPS_ENV_KEYS
-from hops_timetable.operators.runtime import hops_env
+from hops_timetable.operators.runtime import hops_env, with_hops_env
 
 __all__ = ["HopsBashOperator"]
 
@@ -31,7 +30,6 @@ class _Hops:
 
     @property
     def legacy_args(self) -> str:
-        """The legacy arguments of the operator's ``legacy_args`` mode, shell-quoted; empty without a logical date."""
         operator = self._operator
         return shlex.join(legacy_arguments(operator.legacy_args, operator.hops_values(self._context)))
 
@@ -40,15 +38,12 @@ class HopsBashOperator(BashOperator):
     """A BashOperator whose command sees ``HOPS_START_TIME``, ``HOPS_END_TIME`` and ``HOPS_LOGICAL_DATE``.
 
     The values follow :func:`~hops_timetable.operators.hops_env`; ``HOPS_*`` entries in ``env`` count as set by
-    the DAG author, and ``HOPS_*`` inherited from the worker's own environment are dropped, so that a plain
-    manual run sees none.
+    the DAG author, and those inherited from the worker's environment are dropped.
 
     :param legacy_args: ``"start_time"`` passes ``-start_time <HOPS_LOGICAL_DATE>``, ``"papermill"`` passes
-        ``-p start_time <HOPS_LOGICAL_DATE>``, as Hopsworks appends them to the job arguments, where the command
-        places ``{{ hops.legacy_args }}`` (shell-quoted; empty for a run without a logical date):
-        ``python job.py a {{ hops.legacy_args }} | gzip > out.gz``. A command that names legacy_args but never
-        places them, or places them without legacy_args, fails when the DAG is built; a rendered command that does
-        not pass them as words of their own (quoted into another word, in a comment) fails the task before it runs.
+        ``-p start_time <HOPS_LOGICAL_DATE>``, where the command places ``{{ hops.legacy_args }}`` (shell-quoted;
+        empty without a logical date): ``python job.py a {{ hops.legacy_args }} | gzip > out.gz``. Named but never
+        placed, or placed without legacy_args, fails the DAG; not passed as words of their own fails the task.
     """
 
     # The command's ``{{ hops.* }}`` values follow the author's HOPS_* in ``env``: rendered first.
@@ -98,9 +93,4 @@ class HopsBashOperator(BashOperator):
 
     def get_env(self, context: Any) -> dict[str, str]:
         """BashOperator's environment with the ``HOPS_*`` entries replaced by this run's values."""
-        env = dict(super().get_env(context))
-        values = self.hops_values(context)
-        for key in HOPS_ENV_KEYS:
-            env.pop(key, None)
-        env.update(values)
-        return env
+        return with_hops_env(super().get_env(context), self.hops_values(context))

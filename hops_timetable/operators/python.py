@@ -17,15 +17,13 @@ __all__ = ["HopsPythonOperator", "hops_task"]
 class HopsPythonOperator(PythonOperator):
     """A PythonOperator whose callable finds the ``HOPS_*`` variables in ``os.environ``.
 
-    The values follow :func:`~hops_timetable.operators.hops_env`. While the callable runs, ``os.environ`` holds
-    exactly those ``HOPS_*`` variables (inherited ones are removed) plus *env*; afterwards every variable is
-    restored, so nothing leaks into the next task of the same process.
+    While the callable runs, ``os.environ`` holds exactly the ``HOPS_*`` variables of
+    :func:`~hops_timetable.operators.hops_env` plus *env*; afterwards every variable is restored.
 
-    :param env: extra environment variables for the callable (templated); ``HOPS_*`` entries count as set by
-        the DAG author.
+    :param env: extra environment variables (templated); ``HOPS_*`` entries count as set by the DAG author.
     :param legacy_args: ``"start_time"`` or ``"papermill"``: while the callable runs, ``sys.argv`` is
-        ``[argv0, "-start_time", HOPS_LOGICAL_DATE]`` (or ``[argv0, "-p", "start_time", HOPS_LOGICAL_DATE]``), as
-        for a Hopsworks job started with those arguments; just ``[argv0]`` when the run has no logical date.
+        ``[argv0, "-start_time", HOPS_LOGICAL_DATE]`` (or ``[argv0, "-p", "start_time", HOPS_LOGICAL_DATE]``);
+        just ``[argv0]`` when the run has no logical date.
     """
 
     template_fields = (*PythonOperator.template_fields, "env")
@@ -59,8 +57,6 @@ class HopsPythonOperator(PythonOperator):
 
 
 class _HopsDecoratedOperator(DecoratedOperator, HopsPythonOperator):
-    """The operator behind ``@hops_task``."""
-
     template_fields = ("templates_dict", "op_args", "op_kwargs", "env")
     custom_operator_name = "@hops_task"
 
@@ -81,10 +77,8 @@ def hops_task(
     multiple_outputs: bool | None = None,
     **kwargs: Any,
 ) -> TaskDecorator:
-    """``@task`` for Hopsworks job code: the function runs as a :class:`HopsPythonOperator`.
-
-    Used like ``@task``: ``@hops_task`` or ``@hops_task(task_id="...", legacy_args="start_time", env={...})``.
-    """
+    """``@task`` for Hopsworks job code: the function runs as a :class:`HopsPythonOperator`
+    (``@hops_task(task_id="...", legacy_args="start_time", env={...})``)."""
     return task_decorator_factory(
         python_callable=python_callable,
         multiple_outputs=multiple_outputs,

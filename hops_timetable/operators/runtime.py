@@ -1,7 +1,7 @@
 """Airflow's side of the ``HOPS_*`` injection: read the run's own record and apply the values to a process.
 
-The rules live in :mod:`hops_timetable.core.conf_window`; this module only gathers their inputs from the
-task context and puts the result where the job code will look.
+The rules live in :mod:`hops_timetable.core.conf_window`; this module gathers their inputs from the task context and
+puts the result where the job code will look.
 """
 
 from __future__ import annotations
@@ -20,91 +20,87 @@ from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
 
-__all__ = [
-    "ENV_ATTRIBUTES",
-    "dag_timetable",
-    "hops_env",
-    "hops_environ",
-    "hops_offset_seconds",
-    "inject_hops_env",
-    "job_argv",
-    "restore_hops_env",
-]
+__all__ = ["hops_env", "hops_environ", "inject_hops_env", "job_argv", "restore_hops_env", "with_hops_env"]
 
 _log = logging.getLogger(__name__)
 
-ENV_ATTRIBUTES = ("env", "env_vars", "environment")
-"""Operator attributes from which a container or subprocess environment is built (BashOperator ``env``,
-KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for."""
+# Operator attributes a container or subprocess environment is built from (BashOperator ``env``,
+# KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for.
+_ENV_ATTRIBUTES = ("env", "env_vars", "environment")
 
 
-def dag_timetable(context: Mapping[str, Any]) -> HopsworksTimetable | None:
-    """The task's DAG's ``HopsworksTimetable``; ``None`` when the DAG is scheduled otherwise."""
+def _dag_timetable(context: Mapping[str, Any]) -> HopsworksTimetable | None:
     dag = context.get("dag")
     if dag is None:
-        task = context.get("task")
-        dag = getattr(task, "dag", None)
+        dag = getattr(context.get("task"), "dag", None)
     timetable = getattr(dag, "timetable", None)
     return timetable if isinstance(timetable, HopsworksTimetable) else None
-
-
-def hops_offset_seconds(context: Mapping[str, Any]) -> int | None:
-    """The ``start_time_offset_seconds`` of the task's DAG; ``None`` unless its timetable is a HopsworksTimetable."""
-    timetable = dag_timetable(context)
-    return None if timetable is None else timetable.start_time_offset_seconds
 
 
 def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
     """The ``HOPS_*`` variables of the task's DAG run, by :func:`~hops_timetable.core.conf_window.resolve_run_window`.
 
-    Read from the run's own record (``dag_run.run_type``, ``data_interval_start/end``, ``run_after``,
-    ``logical_date``, ``conf``) and the DAG's timetable; ``context["data_interval_start"]`` is not used, as runs
-    without a logical date lack it. *explicit* is the environment the DAG author set on the operator. Raises
-    :class:`~hops_timetable.core.conf_window.HopsWindowError` when ``conf["hops_window"]`` is invalid and
-    :class:`~hops_timetable.core.conf_window.RunWindowError` when a scheduled or backfill run has no window, each
-    also an ``AirflowFailException``, so that the task fails without retries.
+    Read from the run's own record and the DAG's timetable (not ``context["data_interval_start"]``, which runs without
+    a logical date lack); *explicit* is the environment the DAG author set on the operator. A bad
+    ``conf["hops_window"]`` (:class:`~hops_timetable.core.conf_window.HopsWindowError`) or a scheduled or backfill
+    run without a window (:class:`~hops_timetable.core.conf_window.RunWindowError`) raises, also as an
+    ``AirflowFailException``: retrying cannot mend the run's window.
     """
+    dag_run = context.get("dag_run")
+    timetable = _dag_timetable(context)
+    start = getattr(dag_run, "data_interval_start", None)
+    end = getattr(dag_run, "data_interval_end", None)
     try:
-        values, source = _resolve(context, explicit)
+        values, source = resolve_run_window(
+            run_type=getattr(dag_run, "run_type", None),
+            data_interval=None if start is None or end is None else (start, end),
+            conf=None if dag_run is None else conf_with_form_window(getattr(dag_run, "conf", None)),
+            offset_seconds=None if timetable is None else timetable.start_time_offset_seconds,
+            explicit=explicit,
+            run_after=getattr(dag_run, "run_after", None),
+            logical_date=getattr(dag_run, "logical_date", None),
+            replay=None if timetable is None else timetable.schedule.replayed_window,
+            run_id=getattr(dag_run, "run_id", None),
+        )
     except (HopsWindowError, RunWindowError) as exc:
-        # Retrying cannot mend the run's window: the task fails at once, as Airflow's AirflowFailException does.
         raise fail_without_retries(exc) from None
     # Logged where the job runs, so that the task log says which window it processed and why.
     log_window(getattr(context.get("task"), "log", _log), values, source)
     return values
 
 
-def _resolve(context: Mapping[str, Any], explicit: Mapping[str, str] | None) -> tuple[dict[str, str], str | None]:
-    dag_run = context.get("dag_run")
-    if dag_run is None:
-        return resolve_run_window(run_type=None, data_interval=None, conf=None, offset_seconds=None, explicit=explicit)
-    start = getattr(dag_run, "data_interval_start", None)
-    end = getattr(dag_run, "data_interval_end", None)
-    timetable = dag_timetable(context)
-    return resolve_run_window(
-        run_type=getattr(dag_run, "run_type", None),
-        data_interval=None if start is None or end is None else (start, end),
-        conf=conf_with_form_window(getattr(dag_run, "conf", None)),
-        offset_seconds=None if timetable is None else timetable.start_time_offset_seconds,
-        explicit=explicit,
-        run_after=getattr(dag_run, "run_after", None),
-        logical_date=getattr(dag_run, "logical_date", None),
-        replay=None if timetable is None else timetable.schedule.replayed_window,
-        run_id=getattr(dag_run, "run_id", None),
-    )
+def with_hops_env(env: Mapping[str, str], values: Mapping[str, str]) -> dict[str, str]:
+    """*env* with its ``HOPS_*`` entries replaced by *values*."""
+    return {**{key: value for key, value in env.items() if key not in HOPS_ENV_KEYS}, **values}
+
+
+def _set_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str | None]:
+    """Make ``os.environ`` hold exactly the ``HOPS_*`` of *values*, and *extra*; what to restore, saved first."""
+    saved = {key: os.environ.get(key) for key in {*HOPS_ENV_KEYS, *(extra or {}), *values}}
+    try:
+        for key in HOPS_ENV_KEYS:
+            os.environ.pop(key, None)
+        os.environ.update({**(extra or {}), **values})
+    except BaseException:
+        _restore_environ(saved)
+        raise
+    return saved
+
+
+def _restore_environ(saved: Mapping[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @contextmanager
 def hops_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = None) -> Iterator[None]:
     """Within the block, ``os.environ`` holds exactly the ``HOPS_*`` entries of *values* (others are removed) and
     the entries of *extra*; afterwards every touched variable is back as it was, also when the block raises."""
-    touched = set(HOPS_ENV_KEYS) | set(extra or {}) | set(values)
-    saved = {key: os.environ.get(key) for key in touched}
+    saved = _set_environ(values, extra)
     try:
-        for key in HOPS_ENV_KEYS:
-            os.environ.pop(key, None)
-        os.environ.update(extra or {})
-        os.environ.update(values)
         yield
     finally:
         _restore_environ(saved)
@@ -123,14 +119,6 @@ def job_argv(arguments: Sequence[str] | None) -> Iterator[None]:
         yield
     finally:
         sys.argv = saved
-
-
-def _restore_environ(saved: Mapping[str, str | None]) -> None:
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
 
 
 # What inject_hops_env changed and restore_hops_env puts back. post_execute is skipped when execute raises, so
@@ -161,24 +149,19 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
     global _pending_environ
     _undo_pending()
     task = executing_task(context)
-    for name in ENV_ATTRIBUTES:
+    for name in _ENV_ATTRIBUTES:
         current = getattr(task, name, None)
+        merged: Any
         if isinstance(current, Mapping):
-            values = hops_env(context, explicit=current)
-            merged = {key: value for key, value in current.items() if key not in HOPS_ENV_KEYS}
-            merged.update(values)
-            _pending_attributes.append((task, name, current))
-            setattr(task, name, merged)
-            return
-        if isinstance(current, list) and all(hasattr(item, "name") and hasattr(item, "value") for item in current):
-            _pending_attributes.append((task, name, current))
-            setattr(task, name, _merge_env_var_list(context, current))
-            return
-    values = hops_env(context)
-    _pending_environ = {key: os.environ.get(key) for key in HOPS_ENV_KEYS}
-    for key in HOPS_ENV_KEYS:
-        os.environ.pop(key, None)
-    os.environ.update(values)
+            merged = with_hops_env(current, hops_env(context, explicit=current))
+        elif isinstance(current, list) and all(hasattr(item, "name") and hasattr(item, "value") for item in current):
+            merged = _merge_env_var_list(context, current)
+        else:
+            continue
+        _pending_attributes.append((task, name, current))
+        setattr(task, name, merged)
+        return
+    _pending_environ = _set_environ(hops_env(context))
 
 
 def restore_hops_env(context: Mapping[str, Any], result: Any = None) -> None:

@@ -1,8 +1,4 @@
-"""The Trigger form's "window start" / "window end" fields: DAG params of Airflow's ``Param`` type.
-
-How their values become ``conf["hops_window"]`` is a rule of the core,
-:func:`hops_timetable.core.conf_window.conf_with_form_window`.
-"""
+"""The Trigger form's window fields; the core makes them ``conf["hops_window"]`` (``conf_with_form_window``)."""
 
 from __future__ import annotations
 
@@ -14,11 +10,8 @@ __all__ = ["hops_window_params"]
 
 
 def hops_window_params() -> dict[str, Any]:
-    """DAG params that give the Trigger form a "window start" and a "window end" field, both optional.
-
-    ``hops_schedule(..., trigger_form=True)`` adds them; for a DAG built on ``HopsworksTimetable`` directly, pass
-    ``params={**hops_window_params(), ...}`` to the DAG. Scheduled runs ignore them.
-    """
+    """DAG params that give the Trigger form optional "window start" and "window end" fields; scheduled runs ignore
+    them. ``hops_schedule(..., trigger_form=True)`` adds them; otherwise pass ``params={**hops_window_params()}``."""
     from airflow.sdk import Param
 
     # Short: Airflow copies DAG params, descriptions included, into every task of the serialized DAG.
@@ -28,10 +21,6 @@ def hops_window_params() -> dict[str, Any]:
         "Typed in the UI's time zone, passed on in UTC. Leave both empty for a run without a window."
     )
     return {
-        START_PARAM: Param(
-            None, type=["null", "string"], format="date-time", title="HOPS window start", description=help_text
-        ),
-        END_PARAM: Param(
-            None, type=["null", "string"], format="date-time", title="HOPS window end", description=help_text
-        ),
+        key: Param(None, type=["null", "string"], format="date-time", title=title, description=help_text)
+        for key, title in ((START_PARAM, "HOPS window start"), (END_PARAM, "HOPS window end"))
     }

@@ -1,26 +1,9 @@
 """The Hopsworks tab: a FastAPI app the plugin mounts on Airflow's api-server at :data:`URL_PREFIX`.
 
-What the tab's React app (``frontend/``, built into :data:`BUNDLE`, served at ``/static``) reads:
-
-* ``/api/dags/{dag_id}``: the schedule in words, the next windows, the coverage, one page of fires at a time
-  (``?page=0`` the newest), the older history summarized as stretches.
-* ``/api/dags/{dag_id}/spans/{gaps|dropped}``: the gaps or the drops by design over the whole history, a page at a
-  time (``offset``, ``limit``), the newest first.
-* ``/api/dags/{dag_id}/window-runs``: the runs made with a time window, a page at a time, the newest first.
-* ``POST /api/dags/{dag_id}/window-run``: the tab's "Run with time window" form (:mod:`hops_timetable.ui.window_form`):
-  the window checked, and the body of Airflow's REST call that makes the run, which the browser then sends itself.
-* ``/api/dags/{dag_id}/runs/{run_id}``: that run's HOPS_* values and what gave them.
-* ``/api/dags``: the HopsworksTimetable DAGs the caller may read, with their settings (what ``audit`` reads).
-* ``/api/dags/{dag_id}/runs?after=N``: the DAG's runs a page at a time by row id (what ``audit`` reads).
-
-``/dags/{dag_id}`` and ``/dags/{dag_id}/runs/{run_id}`` are plain pages of the same, for Airflow 3.0, whose UI shows
-no plugin tab.
-
-Every route authenticates through Airflow's auth manager exactly as the REST API does
-(the ``Authorization: Bearer`` token, else the UI's session cookie); the routes of a DAG check read access to it
-before they look the DAG up: without a valid credential the answer is 401/403 and says nothing about the DAG.
-Nothing here writes a run. Airflow's modules are imported inside the handlers, so that loading the plugin in the
-scheduler or a worker stays cheap.
+The ``/api/...`` routes serve the tab's React app (``frontend/``, built into :data:`BUNDLE`) and ``audit``; the
+``/dags/...`` routes are the plain pages of Airflow 3.0, whose UI shows no plugin tab. Every route authenticates as
+Airflow's REST API does, and a DAG's routes check read access to it before they look it up, so that a 401/403 says
+nothing about the DAG. Nothing here writes a run.
 """
 
 from __future__ import annotations
@@ -65,7 +48,6 @@ __all__ = ["BUNDLE", "URL_PREFIX", "app", "settings_json"]
 URL_PREFIX = "/hops"
 STATIC = PathLib(__file__).with_name("static")
 BUNDLE = STATIC / "hopsworks-tab.js"
-"""The tab's React app, built from ``frontend/`` (``npm run build``) and shipped in the wheel."""
 
 app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None)
 # The bundle holds no data: the UI loads it before any request of the tab, like Airflow's own scripts.
@@ -73,7 +55,6 @@ app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 
 async def _user(request: Request) -> Any:
-    """The caller, authenticated by Airflow's own dependency (401 without a credential, 403 for a bad token)."""
     return await _compat.api_user(request)
 
 
@@ -112,15 +93,13 @@ def _dag(session: Session, dag_id: str) -> Any:
 
 
 def _load(session: Session, dag_id: str) -> tuple[Schedule, bool | None]:
-    """The DAG's settings and pause flag; 404 when it is unknown or not scheduled with a HopsworksTimetable."""
     dag = _dag(session, dag_id)
     flags = _compat.dag_pause_flags(session, dag_id)
     return _settings(dag), flags[0][1] if flags else None
 
 
 def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
-    """The ``legacy_args`` modes the DAG's tasks pass, with their task ids (the operators serialize the setting;
-    a mapped task keeps it among its partial arguments)."""
+    """The ``legacy_args`` modes the DAG's tasks pass, with their task ids (a mapped task's among its partial ones)."""
     modes: dict[Any, list[str]] = {}
     for task in getattr(dag, "tasks", ()):
         mode = getattr(task, "legacy_args", None) or (getattr(task, "partial_kwargs", None) or {}).get("legacy_args")
@@ -130,22 +109,21 @@ def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
 
 
 def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
-    """The settings as ``audit`` reads them back (:meth:`Schedule.as_json` plus the pause flag)."""
+    """The settings as ``audit`` reads them back."""
     return {**settings.as_json(), "is_paused": paused}
 
 
-# The pages kept worked out (``[hops_timetable] tab_kept_pages`` of them, the most recently shown), each until its
-# DAG's runs or the moment change.
+# The pages worked out (``[hops_timetable] tab_kept_pages`` of them, the most recently shown), each until its DAG's
+# runs or the moment change; and the history last worked out for each page, carried over by the next one worked
+# out whatever its runs or moment (history()'s *previous*).
 _PAGES: OrderedDict[tuple[object, ...], tuple[list[RunRecord], DagPage]] = OrderedDict()
 _PAGES_LOCK = threading.Lock()
 _HISTORIES: OrderedDict[tuple[str, Schedule, int], History] = OrderedDict()
-# The history last worked out for each page shown (``tab_kept_pages`` of them, the most recently shown), whatever
-# runs or moment it was worked out from: the next page worked out carries it over (history()'s *previous*).
 
 
 def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime, page: int) -> DagPage:
-    """:func:`build_page`, or the page worked out before from the same runs at an instant that sees them the same
-    way (:func:`now_key`), with *now* as its moment: a page shown again costs the reading of its own runs."""
+    """:func:`build_page`, or the one worked out before from the same runs at an instant that sees them alike
+    (:func:`now_key`), moved to *now*: a page shown again costs the reading of its own runs."""
     key = (dag_id, settings, runs.version, page, now_key(settings.policy(), now))
     with _PAGES_LOCK:
         kept = _PAGES.get(key)
@@ -171,15 +149,14 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
 
 
 def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | None:
-    """The history last worked out for this page of the DAG, else for a newer page (the runs it read part from
-    this page's where this page begins), else for the nearest older one: carried over up to where they part."""
+    """The history last worked out for this page of the DAG, else for the nearest newer page, else the nearest
+    older one: carried over up to where their runs part."""
     shown = {q: h for (d, s, q), h in _HISTORIES.items() if (d, s) == (dag_id, settings)}
     nearest = min(shown, key=lambda q: (max(q, page), q != page), default=None)
     return None if nearest is None else shown[nearest]
 
 
 def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool | None, DagPage, list[Any]]:
-    """One page of the tab: the history from the runs kept between views, the page's own runs read whole."""
     settings, paused = _load(session, dag_id)
     now = datetime.now(timezone.utc)
     policy = settings.policy()
@@ -199,7 +176,6 @@ SessionArg = Annotated[Any, Depends(_session)]
 
 @app.get("/api/dags")
 def list_dags(request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
-    """The HopsworksTimetable DAGs the caller may read, with their settings."""
     readable = _compat.readable_dag_ids(user, session)
     dags = []
     for dag_id, paused in _compat.dag_pause_flags(session):
@@ -219,8 +195,7 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, 
     """One DAG's settings, next windows and coverage, as the tab shows them, one page of fires at a time."""
     _require_dag(request, user, dag_id)
     settings, paused, built, nxt = _coverage(session, dag_id, page)
-    # Plain JSON values already: written as they are, not walked again by FastAPI's encoder (its cost per value
-    # made a page of 200 fires cost more than working it out).
+    # Plain JSON already: FastAPI's encoder would cost more per page than working it out.
     return JSONResponse(
         {
             "dag_id": dag_id,
@@ -237,7 +212,6 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, 
 
 @app.get("/dags/{dag_id}", response_class=HTMLResponse)
 def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> str:
-    """The DAG's Hopsworks tab, one page of fires at a time."""
     _require_dag(request, user, dag_id)
     settings, paused, built, nxt = _coverage(session, dag_id, page)
     return dag_page(dag_id, settings, built, nxt, paused)
@@ -253,8 +227,7 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
     return RunFacts(item, item.carried, _legacy_modes(dag))
 
 
-RUNS_PAGE = 5_000
-"""The most runs one answer of ``GET /api/dags/{dag_id}/runs`` holds."""
+RUNS_PAGE = 5_000  # the most runs one answer of GET /api/dags/{dag_id}/runs holds
 
 
 @app.get("/api/dags/{dag_id}/runs")
@@ -266,9 +239,8 @@ def runs_page(
     after: Annotated[int, Query(ge=0, description="the row id after which to read (0: from the first run)")] = 0,
     limit: Annotated[int, Query(ge=1, le=RUNS_PAGE)] = RUNS_PAGE,
 ) -> JSONResponse:
-    """The DAG's runs in the order Airflow made them, *limit* at most after *after*, with the ``after`` of the next
-    page (``null`` at the end): what ``audit`` reads, a page at a time by the primary key, however long the history.
-    The fields are those of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
+    """The DAG's runs in the order Airflow made them, *limit* after row *after*, with the next page's ``after``
+    (``null`` at the end): what ``audit`` reads, in the fields of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
     _require_dag(request, user, dag_id, run=True)
     _dag(session, dag_id)
     rows = list(tab_runs.raw_run_rows(session, dag_id, after_id=after, limit=limit))
@@ -277,8 +249,7 @@ def runs_page(
         found = tab_runs.when(value)
         return None if found is None else found.isoformat()
 
-    # Straight from the columns as the driver gives them (no RunRecord a run, no SQLAlchemy conversion of each
-    # datetime): a page of 5,000 is written in a fraction of the time.
+    # Straight from the driver's columns (no RunRecord, no SQLAlchemy datetime conversion): many times faster.
     runs = [
         {
             "dag_run_id": run_id,
@@ -298,14 +269,12 @@ def runs_page(
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
 def run_data(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
-    """One run's HOPS_* values and where they come from."""
     _require_dag(request, user, dag_id, run=True)
     return run_json(dag_id, _run(session, dag_id, run_id))
 
 
 @app.get("/dags/{dag_id}/runs/{run_id}", response_class=HTMLResponse)
 def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
-    """The run's plain page (Airflow 3.0)."""
     _require_dag(request, user, dag_id, run=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
 
@@ -325,7 +294,7 @@ def spans(
     offset: OffsetArg = 0,
     limit: LimitArg = 50,
 ) -> dict[str, Any]:
-    """The gaps, or the ranges dropped by design, over the whole history: *limit* from *offset*, the newest first."""
+    """The gaps, or the ranges dropped by design, over the whole history, the newest first."""
     _require_dag(request, user, dag_id)
     hist = _coverage(session, dag_id, 0)[2].history
     found = hist.gaps if kind == "gaps" else hist.dropped
@@ -337,7 +306,6 @@ def spans(
 def window_runs(
     dag_id: str, request: Request, user: UserDep, session: SessionArg, offset: OffsetArg = 0, limit: LimitArg = 10
 ) -> dict[str, Any]:
-    """The runs with a time window in their conf, the newest first: *limit* from *offset*."""
     _require_dag(request, user, dag_id, run=True)
     settings, _ = _load(session, dag_id)
     policy = settings.policy()
@@ -347,7 +315,7 @@ def window_runs(
 
 
 async def _body(request: Request) -> bytes:
-    """The request's body, read no further than :data:`~hops_timetable.ui.window_form.MAX_BODY` (413 beyond)."""
+    """The request's body, read no further than ``window_form.MAX_BODY`` (413 beyond)."""
     raw = b""
     async for chunk in request.stream():
         raw += chunk
@@ -359,8 +327,7 @@ async def _body(request: Request) -> bytes:
 @app.post("/api/dags/{dag_id}/window-run")
 async def window_run(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> JSONResponse:
     """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for the posted window, or 422 naming each bad
-    field. No run is made: the browser sends the body to Airflow's REST API, which decides with the user's own login
-    whether they may trigger the DAG."""
+    field. No run is made: the browser sends it with the user's own login (:mod:`hops_timetable.ui.window_form`)."""
     _require_dag(request, user, dag_id)
     settings, _ = _load(session, dag_id)
     try:

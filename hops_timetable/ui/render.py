@@ -1,9 +1,5 @@
-"""The Hopsworks tab's data: one page of a DAG's coverage (:func:`build_page`) as JSON for the tab's React app
-(:func:`page_json`), and as the plain page Airflow 3.0 users open by URL (:func:`dag_page`).
-
-One page: the verdict over the whole history, :data:`PAGE_FIRES` fires, the older ones summarized. Every value from a
-DAG, a run or its ``conf`` is escaped in the page; no Airflow.
-"""
+"""One page of a DAG's coverage (:func:`build_page`) as JSON for the tab's React app (:func:`page_json`), and as
+the plain page of Airflow 3.0 (:func:`dag_page`), where every value from a DAG, a run or its ``conf`` is escaped."""
 
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ from hops_timetable.core.coverage import (
     page_of_fires,
 )
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.schedule_words import sentences
+from hops_timetable.core.schedule_words import sentences as schedule_in_words
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
 from hops_timetable.ui.plain import page as _page
@@ -45,12 +41,9 @@ __all__ = [
     "status_class",
 ]
 
-PAGE_FIRES = 200
-"""Fires listed one by one on a page of the tab; older ones are on the next pages and summarized as stretches."""
-HISTORY_ROWS = 40
-"""Stretches of the older history listed (the newest); the rest are counted by status in one line."""
-SPAN_ROWS = 50
-"""Gaps, drops, duplicates and overlaps listed per page (those among the page's fires, the newest first)."""
+PAGE_FIRES = 200  # fires listed one by one on a page; older ones on the next pages, and summarized as stretches
+HISTORY_ROWS = 40  # rows of the older history listed, about
+SPAN_ROWS = 50  # gaps, drops, duplicates and overlaps listed per page, the newest first
 
 
 def status_class(fire: FireCoverage) -> str:
@@ -82,11 +75,6 @@ def _table(table_id: str, head: Sequence[str], rows: str) -> str:
     return f'<div class="scroll"><table id="{table_id}"><tr>{cells}</tr>{rows}</table></div>'
 
 
-def schedule_in_words(settings: Schedule, paused: bool | None = None) -> list[str]:
-    """This DAG's schedule, one sentence per setting: :func:`hops_timetable.core.schedule_words.sentences`."""
-    return sentences(settings, paused)
-
-
 def _run_link(dag_id: str, run_id: str) -> str:
     # To this plain page of the run, relative to <root>/hops/dags/<dag_id>, so it holds under any path Airflow is
     # served at; the ids are quoted whole, so the depth never changes.
@@ -111,13 +99,12 @@ def _fire_table(cov: Coverage, dag_id: str) -> str:
     return _table("fires", head, "".join(rows))
 
 
-def _spans_table(title: str, table_id: str, spans: Sequence[Span], total: int | None = None) -> str:
-    """At most :data:`SPAN_ROWS` of *spans*, the newest first, and how many there are in all (*total*, else theirs)."""
-    items = list(spans[-SPAN_ROWS:])[::-1]  # the newest first, as the tab lists them
-    total = len(spans) if total is None else total
+def _spans_table(title: str, table_id: str, spans: Sequence[Span]) -> str:
+    """At most :data:`SPAN_ROWS` of *spans*, the newest first, and how many there are in all."""
+    items = list(spans[-SPAN_ROWS:])[::-1]
     if not items:
         return ""
-    more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
+    more = f"<p>{len(spans) - len(items):,} more not listed here.</p>" if len(spans) > len(items) else ""
     # A range dropped by design has no run: no empty column for it.
     runs = table_id != "dropped"
     rows = "".join(
@@ -143,7 +130,7 @@ class DagPage:
 
     @property
     def summary(self) -> list[_Summary]:
-        """The older history in at most about :data:`HISTORY_ROWS` rows (:func:`_summary`), worked out once."""
+        """The older history in at most about :data:`HISTORY_ROWS` rows, worked out once."""
         if "summary" not in self.kept:
             self.kept["summary"] = _summary(self.older)
         rows: list[_Summary] = self.kept["summary"]
@@ -161,10 +148,8 @@ def build_page(
 ) -> DagPage:
     """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
 
-    The cost is that of the runs and of one page: the history is read in stretches (:func:`history`), and only this
-    page's fires are taken one by one, so a million fires of history cost what their runs cost; runs kept as
-    *blocks* cost what a block costs; given the *previous* history of the same page, only what changed since is
-    asked.
+    It costs the runs and one page: the history is read in stretches (:func:`history`), runs kept as *blocks* cost a
+    block, and given the *previous* history of the same page, only what changed since is asked.
     """
     policy = settings.policy()
     hist = history(policy, settings.catchup, settings.offset, records, now, blocks=blocks, previous=previous)
@@ -176,13 +161,14 @@ def build_page(
     return DagPage(hist, cov, number, pages, hist.older_than(oldest))
 
 
-def _near(page: DagPage, spans: Iterable[Span]) -> list[Span]:
-    """The spans that meet this page's windows."""
+def _meets(page: DagPage, start: datetime, end: datetime) -> bool:
+    """Whether ``[start, end)`` meets this page's windows."""
     fires = page.coverage.fires
-    if not fires:
-        return []
-    lo, hi = fires[0].window.start, fires[-1].window.end
-    return [s for s in spans if s.start < hi and lo < s.end]
+    return bool(fires) and start < fires[-1].window.end and fires[0].window.start < end
+
+
+def _near(page: DagPage, spans: Iterable[Span]) -> list[Span]:
+    return [s for s in spans if _meets(page, s.start, s.end)]
 
 
 def _pager(page: DagPage) -> str:
@@ -205,7 +191,6 @@ class _Summary:
     first: datetime
     last: datetime
     counts: dict[str, int]
-    cls: str  # the class of its one status; "" for rows of several
 
     def words(self) -> str:
         total = sum(self.counts.values())
@@ -227,34 +212,22 @@ def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[_Su
     """At most about *rows* rows for *stretches*, newest first: the largest stretches keep a row of their own and
     the stretches between two of them share one, counted by status, so a long drop always reads as one line."""
     keep = set(sorted(range(len(stretches)), key=lambda i: -stretches[i].count)[: max(rows // 2, 1)])
-    out: list[_Summary] = []
-    mixed: list[Stretch] = []
-
-    def flush() -> None:
-        if mixed:
-            counts: dict[str, int] = {}
-            for m in mixed:
-                counts[m.sample.status] = counts.get(m.sample.status, 0) + m.count
-            cls = status_class(mixed[0].sample) if len(counts) == 1 else ""
-            out.append(_Summary(mixed[0].first, mixed[-1].last, counts, cls))
-            mixed.clear()
-
+    groups: list[list[Stretch]] = [[]]
     for index, stretch in enumerate(stretches):
         if index in keep:
-            flush()
-            out.append(
-                _Summary(
-                    stretch.first, stretch.last, {stretch.sample.status: stretch.count}, status_class(stretch.sample)
-                )
-            )
+            groups += [[stretch], []]
         else:
-            mixed.append(stretch)
-    flush()
+            groups[-1].append(stretch)
+    out = []
+    for group in filter(None, groups):
+        counts: dict[str, int] = {}
+        for m in group:
+            counts[m.sample.status] = counts.get(m.sample.status, 0) + m.count
+        out.append(_Summary(group[0].first, group[-1].last, counts))
     return out[::-1]
 
 
 def _older_table(page: DagPage) -> str:
-    """The history before this page's fires, in at most about :data:`HISTORY_ROWS` rows."""
     if not page.older:
         return ""
     rows = "".join(
@@ -274,8 +247,8 @@ def dag_page(
     upcoming: Sequence[tuple[datetime, datetime, HopsWindow]],
     paused: bool | None,
 ) -> str:
-    """The DAG tab: schedule in words, the next windows, the verdict over the whole history, one page of fires with
-    its timeline, gaps, overlaps and drops, and the older history summarized as stretches."""
+    """The DAG tab: schedule in words, the next windows, the verdict, one page of fires with the spans among them,
+    and the older history summarized."""
     cov = page.coverage
     hist = page.history
     words = "".join(f"<li>{escape(line)}</li>" for line in schedule_in_words(settings, paused))
@@ -306,20 +279,16 @@ def dag_page(
 
 
 def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
-    """The JSON twin of :func:`dag_page`'s coverage part: the verdict over the whole history, this page's fires,
-    the spans among them and the older history's newest stretches; bounded like the page."""
+    """The JSON twin of :func:`dag_page`'s coverage part, bounded like the page."""
     hist = page.history
-    fires = page.coverage.fires
-    on_page = {r for f in fires for r in f.run_ids}
+    on_page = {r for f in page.coverage.fires for r in f.run_ids}
 
     def near(item: RunWindow) -> bool:
-        # The runs of this page's fires, and those whose window meets theirs: the JSON stays the page's size.
-        if item.run.run_id in on_page:
-            return True
         w = item.window
-        return bool(fires) and w is not None and w.start < fires[-1].window.end and fires[0].window.start < w.end
+        return item.run.run_id in on_page or (w is not None and _meets(page, w.start, w.end))
 
-    # Only what meets this page is written: the whole history's overlaps and duplicates grow with it.
+    # Only what meets this page is written (the runs of its fires, and those whose window meets theirs): the whole
+    # history's runs, overlaps and duplicates grow with it.
     cov = replace(
         page.coverage,
         runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :],

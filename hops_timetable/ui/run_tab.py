@@ -1,11 +1,8 @@
-"""The run tab's facts: one run's ``HOPS_*`` values, what the run carried that gave them, and its legacy arguments.
+"""The run tab: one run's ``HOPS_*`` values, what the run carried that gave them, and its legacy arguments.
 
-The source is the one :func:`~hops_timetable.core.conf_window.resolve_run_window` gives the run's tasks (asked
-with the run's own record, as the operators ask it), so the tab names what the run actually carried: the
-scheduler's interval, the scheduled window a backfill replays, a window in ``conf`` (and which keys: the Trigger
-form's fields, or ``conf["hops_window"]``). The legacy arguments are shown only for the modes the DAG's operators
-pass (``legacy_args``), with the tasks that pass them. :func:`run_json` is what the tab's React app reads;
-:func:`run_page` the plain page of Airflow 3.0, which shows no plugin tab. Pure: no Airflow.
+The source is the one :func:`~hops_timetable.core.conf_window.resolve_run_window` gives the run's tasks, so the tab
+names what the run actually carried; legacy arguments are shown for the modes the DAG's operators pass, with their
+tasks. :func:`run_json` is what the React app reads, :func:`run_page` the plain page of Airflow 3.0.
 """
 
 from __future__ import annotations
@@ -17,12 +14,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from hops_timetable.core.conf_window import (
-    CONF_KEY,
-    END_PARAM,
-    START_PARAM,
-    conf_with_form_window,
-)
+from hops_timetable.core.conf_window import CONF_KEY, END_PARAM, START_PARAM, conf_with_form_window
 from hops_timetable.core.coverage import RunWindow
 from hops_timetable.core.legacy_args import LegacyArgs, legacy_arguments
 from hops_timetable.core.window import duration_text, format_hops_time
@@ -40,7 +32,7 @@ def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class RunFacts:
-    """What the run tab says about one run: its window, the source its tasks get it from, the DAG's legacy modes."""
+    """One run's window, the source its tasks get it from, and the DAG's legacy modes."""
 
     item: RunWindow
     source: str | None
@@ -93,7 +85,7 @@ def _legacy(facts: RunFacts) -> list[dict[str, Any]]:
 
 
 def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
-    """The run as the tab shows it: its ids, state, Airflow data interval, HOPS_* values, their source in words."""
+    """The run as the tab shows it."""
     item, run = facts.item, facts.item.run
     return {
         "dag_id": dag_id,
@@ -111,7 +103,7 @@ def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
 
 
 def run_page(dag_id: str, facts: RunFacts) -> str:
-    """The plain page of the run (Airflow 3.0): the rows of :func:`run_json`, escaped."""
+    """The plain page of the run: the rows of :func:`run_json`, escaped."""
     data = run_json(dag_id, facts)
     interval = "none"
     if data["data_interval_start"] is not None:

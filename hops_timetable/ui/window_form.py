@@ -1,17 +1,10 @@
-"""The tab's "Run with time window" form: a manual run carrying ``conf["hops_window"]``, made by Airflow's REST API.
+"""The tab's "Run with time window" form (Hopsworks' ``job.run(start_time=..., end_time=...)``): a manual run
+carrying ``conf["hops_window"]``.
 
-Hopsworks lets a user run a job on a chosen window (``job.run(start_time=..., end_time=...)``); this is that, in the
-DAG's Hopsworks tab (``frontend/src/WindowForm.tsx``). The browser posts the typed window to
-``POST <root>/hops/api/dags/{dag_id}/window-run``, which
-
-1. validates it with the one validator of conf windows, :func:`~hops_timetable.core.conf_window.parse_conf_window`
-   (:func:`window_conf`, 422 naming each field, its value and what would be valid), and
-2. answers the body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for that window (:func:`trigger_body`).
-
-It makes no run and reads no credential: the browser then sends that body to Airflow's REST API itself, with the
-login the UI uses, so Airflow's auth manager decides whether this user may trigger the DAG, Airflow's audit log
-records the user, and the run is an ordinary manual run. :func:`window_runs` lists the runs made with a window.
-No Airflow import here.
+The endpoint checks the posted window with the tasks' own validator (:func:`window_conf`, 422 naming each field) and
+answers the body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for it (:func:`trigger_body`). It makes no run
+and reads no credential: the browser sends that body with the UI's login, so Airflow's auth manager decides whether
+the user may trigger the DAG, its audit log records the user, and the run is an ordinary manual run.
 """
 
 from __future__ import annotations
@@ -38,11 +31,8 @@ __all__ = [
     "window_runs",
 ]
 
-MAX_BODY: Final = 4096
-"""The largest body read: a window is three date-times of at most 64 characters each."""
-
-RUN_ID_PREFIX: Final = "manual__hops_window_"
-"""The run ids the form gives its runs: Airflow's manual prefix, then a random part (two posts never collide)."""
+MAX_BODY: Final = 4096  # the largest body read: a window is three date-times of at most 64 characters each
+RUN_ID_PREFIX: Final = "manual__hops_window_"  # Airflow's manual prefix; a random part follows
 
 
 class FormRefused(HopsTimetableError):
@@ -64,12 +54,10 @@ def _field(key: str) -> str:
 
 
 def window_conf(raw: bytes) -> dict[str, Any]:
-    """The run's ``conf`` for the posted body: ``{"hops_window": {...}}`` in the canonical form, or 422.
+    """The run's ``conf`` for the posted body (the window in the shape ``conf["hops_window"]`` takes), or 422.
 
-    The body is the window itself, in the shape ``conf["hops_window"]`` takes (``start_time``, ``end_time``,
-    optionally ``logical_date``), checked by :func:`parse_conf_window`, the validator the tasks apply to the run: a
-    window accepted here is the window the tasks get. The conf carries the values as the tasks will see them
-    (whole seconds, UTC), never the typed text.
+    Checked by :func:`parse_conf_window`, as the tasks check it; the conf carries the values as the tasks will see
+    them (whole seconds, UTC), never the typed text.
     """
     try:
         text = raw.decode("utf-8")
@@ -105,12 +93,10 @@ def new_run_id() -> str:
 def logical_date_for(now: datetime, start: datetime | None, end: datetime | None, fraction: int) -> datetime | None:
     """The logical date of a run with a window: *now*, or just inside an ended DAG's range, or none before its start.
 
-    Airflow gives a run a data interval only with a logical date, creates a run's tasks only where that date lies
-    between the tasks' start and end dates (the DAG's), starts no run whose logical date is in the future, and keeps a
-    logical date unique per DAG. So: the moment the run is asked for, as Airflow's own Trigger form gives it; for a DAG
-    that has ended, *fraction* microseconds (1 to 999,999) before its end, a fraction of a second no scheduled run has
-    (their dates are fires, whole seconds); for a DAG that starts later, none (no date before its start would get
-    tasks, none after it would start): that run has no data interval.
+    Airflow gives a run a data interval only with a logical date, creates tasks only where it lies within the DAG's
+    dates, starts no run dated in the future and keeps logical dates unique. So for an ended DAG, *fraction*
+    microseconds (1 to 999,999) before its end, a fraction of a second no scheduled run has; for a DAG that starts
+    later, none (and no data interval).
     """
     if start is not None and now < start:
         return None
@@ -120,12 +106,9 @@ def logical_date_for(now: datetime, start: datetime | None, end: datetime | None
 
 
 def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime | None) -> dict[str, Any]:
-    """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for a run with the window of *conf*.
-
-    The run's data interval is the window itself, so the REST API shows it (a run without a logical date has none);
-    its logical date is :func:`logical_date_for`'s. The run id is the form's own, so that the browser can ask whether
-    a request that failed made the run all the same.
-    """
+    """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for a run with the window of *conf*: its data
+    interval is the window (given a logical date), its run id the form's own, so that the browser can ask whether a
+    request that failed made the run all the same."""
     window = conf[CONF_KEY]
     body: dict[str, Any] = {"dag_run_id": run_id, "logical_date": None}
     if logical_date is not None:  # Airflow refuses a data interval without a logical date
@@ -137,8 +120,7 @@ def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime | 
 
 
 def window_runs(runs: Sequence[RunWindow], offset: int, limit: int) -> dict[str, Any]:
-    """The runs whose window came from their conf (the form's, the REST API's, the Trigger form's), the newest
-    first: *limit* of them from *offset*, and how many there are."""
+    """The runs whose window came from their conf, the newest first: *limit* from *offset*, and how many."""
     mine = sorted((r for r in runs if r.source == "conf"), key=lambda r: r.run.run_after, reverse=True)
     return {
         "total": len(mine),
