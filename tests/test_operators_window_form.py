@@ -160,8 +160,6 @@ def test_hops_env_logs_one_info_line_with_the_values_and_their_source(caplog: py
 
 def test_the_form_fields_say_that_only_they_give_the_tasks_a_window() -> None:
     # Airflow's Trigger form also offers its own data interval fields, which never reach HOPS_*.
-    from hops_timetable.operators.window_params import hops_window_params
-
     for param in hops_window_params().values():
         assert "Only these two fields give the tasks a window" in param.description
         assert "Airflow's own data interval" in param.description
