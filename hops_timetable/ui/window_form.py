@@ -48,11 +48,6 @@ class FormRefused(HopsTimetableError):
         return {"status": self.status, "message": self.message, "errors": self.errors}
 
 
-def _field(key: str) -> str:
-    """``start_time`` of the validator's key ``["start_time"]``."""
-    return key.strip("[]\"'")
-
-
 def window_conf(raw: bytes) -> dict[str, Any]:
     """The run's ``conf`` for the posted body (the window in the shape ``conf["hops_window"]`` takes), or 422.
 
@@ -68,18 +63,13 @@ def window_conf(raw: bytes) -> dict[str, Any]:
         window = parse_conf_window({CONF_KEY: body})
     except HopsWindowError as exc:
         given = body if isinstance(body, Mapping) else {}
-        errors: list[dict[str, Any]] = [
-            {
-                "field": _field(key),
-                "value": value,
-                "problem": problem,
-                # A missing field has no value to quote.
-                "message": f"{_field(key) or 'the window'}"
-                + (f"={short_repr(value)} " if _field(key) in given or not _field(key) else " ")
-                + problem,
-            }
-            for key, value, problem in exc.problems
-        ]
+        errors: list[dict[str, Any]] = []
+        for key, value, problem in exc.problems:
+            name = key.strip("[]\"'")  # start_time of the validator's ["start_time"]
+            # A missing field has no value to quote.
+            quoted = f"={short_repr(value)}" if name in given or not name else ""
+            message = f"{name or 'the window'}{quoted} {problem}"
+            errors.append({"field": name, "value": value, "problem": problem, "message": message})
         raise FormRefused(422, "; ".join(str(e["message"]) for e in errors), errors) from None
     assert window is not None and isinstance(body, Mapping)
     values = {"start_time": window.start, "end_time": window.end, "logical_date": window.logical_date}
