@@ -1,8 +1,5 @@
-"""The plain pages of Airflow 3.0, whose UI shows no plugin tab: tables on the browser's own light or dark colours.
-
-From 3.1 on the tab is the React app the UI loads (``frontend/``), in Airflow's own look; these pages are what a
-3.0 user opens by URL (``/hops/dags/<dag_id>``), and they imitate nothing.
-"""
+"""The plain pages a 3.0 user opens by URL (``/hops/dags/<dag_id>``): tables on the browser's own colours, imitating
+nothing (from 3.1 on the tab is the React app, in Airflow's own look)."""
 
 from __future__ import annotations
 
