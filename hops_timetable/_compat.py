@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import airflow
 
 # What ``@task.python`` is built from, for ``@task.hops``: not exported from ``airflow.sdk`` in any 3.x.
-from airflow.sdk.bases.decorator import DecoratedOperator, TaskDecorator, task_decorator_factory
+from airflow.sdk.bases.decorator import DecoratedOperator as DecoratedOperator
+from airflow.sdk.bases.decorator import TaskDecorator as TaskDecorator
+from airflow.sdk.bases.decorator import task_decorator_factory as task_decorator_factory
 from airflow.timetables.base import Timetable
 
 from hops_timetable.core.validation import HopsTimetableError
@@ -27,32 +29,6 @@ if TYPE_CHECKING:
     from airflow.timetables.base import DagRunInfo, TimeRestriction
     from sqlalchemy.orm import Session
 
-__all__ = [
-    "AIRFLOW_VERSION",
-    "HAS_DAG_MODEL_HOOK",
-    "HAS_REACT_APPS",
-    "DecoratedOperator",
-    "TaskDecorator",
-    "api_base_path",
-    "api_user",
-    "builtin_next_dagrun_info",
-    "config_value",
-    "dag_bag_class",
-    "dag_pause_flags",
-    "executing_task",
-    "fail_without_retries",
-    "frozen_builtin_clock",
-    "logical_date_taken",
-    "metadata_session",
-    "params_dict",
-    "readable_dag_ids",
-    "require_dag_read",
-    "scheduler_session",
-    "serialized_dag",
-    "stored_time_restriction",
-    "task_decorator_factory",
-    "time_restriction",
-]
 
 log = logging.getLogger(__name__)
 

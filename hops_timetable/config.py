@@ -12,8 +12,6 @@ from typing import Final
 
 from hops_timetable.core.validation import ArgumentError
 
-__all__ = ["SECTION", "Settings", "settings"]
-
 SECTION: Final = "hops_timetable"
 
 _TRUE = frozenset({"true", "t", "1", "yes", "on"})

@@ -11,8 +11,6 @@ from airflow.timetables.base import Timetable
 
 from hops_timetable.timetable import HopsworksTimetable
 
-__all__ = ["HopsTimetablePlugin"]
-
 
 class _TabAttribute:
     """A plugin attribute that imports the tab's app when first read: only the api-server reads it, and importing it

@@ -18,8 +18,6 @@ from typing import Any
 
 from airflow.policies import hookimpl
 
-__all__ = ["dag_policy", "dag_restriction"]
-
 
 def dag_restriction(dag: Any) -> tuple[datetime | None, datetime | None, bool]:
     """The ``(earliest, latest, catchup)`` Airflow schedules *dag* with, in aware UTC, by Airflow's rule: the

@@ -7,8 +7,6 @@ from typing import Any
 
 from hops_timetable import __version__
 
-__all__ = ["get_provider_info"]
-
 
 def get_provider_info() -> dict[str, Any]:
     return {

@@ -16,8 +16,6 @@ from hops_timetable.core.schedule import argument_names
 from hops_timetable.core.validation import check_bool, check_max_active_runs
 from hops_timetable.timetable import HopsworksTimetable
 
-__all__ = ["hops_schedule", "hops_window_params"]
-
 
 def hops_schedule(
     cron_expression: str,

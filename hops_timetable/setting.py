@@ -6,8 +6,6 @@ from typing import Generic, Protocol, TypeVar, overload
 
 from hops_timetable.core.schedule import Schedule, setting_doc
 
-__all__ = ["Setting"]
-
 _T = TypeVar("_T")
 
 

@@ -18,8 +18,6 @@ from hops_timetable.core.legacy_args import (
 )
 from hops_timetable.operators.runtime import hops_env, with_hops_env
 
-__all__ = ["HopsBashOperator"]
-
 
 class _Hops:
     """``{{ hops }}`` in the command's template: this run's values, computed when the template first asks."""

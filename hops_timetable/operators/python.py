@@ -11,8 +11,6 @@ from hops_timetable._compat import DecoratedOperator, TaskDecorator, task_decora
 from hops_timetable.core.legacy_args import LegacyArgs, check_legacy_args, legacy_arguments
 from hops_timetable.operators.runtime import hops_env, hops_environ, job_argv
 
-__all__ = ["HopsPythonOperator", "hops_task"]
-
 
 class HopsPythonOperator(PythonOperator):
     """A PythonOperator whose callable finds the ``HOPS_*`` variables in ``os.environ``.

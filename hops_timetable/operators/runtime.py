@@ -20,8 +20,6 @@ from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
 
-__all__ = ["hops_env", "hops_environ", "inject_hops_env", "job_argv", "restore_hops_env", "with_hops_env"]
-
 _log = logging.getLogger(__name__)
 
 # Operator attributes a container or subprocess environment is built from (BashOperator ``env``,

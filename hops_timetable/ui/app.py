@@ -33,17 +33,17 @@ from hops_timetable.core.coverage import (
 )
 from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.schedule_words import sentences
 from hops_timetable.core.window import as_utc, format_hops_time
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui import window_form
-from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json, schedule_in_words
+from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-__all__ = ["BUNDLE", "URL_PREFIX", "app", "settings_json"]
 
 URL_PREFIX = "/hops"
 STATIC = PathLib(__file__).with_name("static")
@@ -200,7 +200,7 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, 
         {
             "dag_id": dag_id,
             "settings": settings_json(settings, paused),
-            "words": schedule_in_words(settings, paused),
+            "words": sentences(settings, paused),
             "upcoming": [
                 {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
                 for fire, start, w in nxt

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from html import escape
 
-__all__ = ["page"]
-
 _CSS = (
     ":root{color-scheme:light dark}body{font-family:system-ui,sans-serif;font-size:14px;margin:16px}"
     "table{border-collapse:collapse;margin:4px 0 12px}th,td{border-bottom:1px solid #8884;padding:3px 8px;"

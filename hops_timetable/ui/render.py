@@ -24,22 +24,10 @@ from hops_timetable.core.coverage import (
     page_of_fires,
 )
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.schedule_words import sentences as schedule_in_words
+from hops_timetable.core.schedule_words import sentences
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
 from hops_timetable.ui.plain import page as _page
-
-__all__ = [
-    "HISTORY_ROWS",
-    "PAGE_FIRES",
-    "SPAN_ROWS",
-    "DagPage",
-    "build_page",
-    "dag_page",
-    "page_json",
-    "schedule_in_words",
-    "status_class",
-]
 
 PAGE_FIRES = 200  # fires listed one by one on a page; older ones on the next pages, and summarized as stretches
 HISTORY_ROWS = 40  # rows of the older history listed, about
@@ -251,7 +239,7 @@ def dag_page(
     and the older history summarized."""
     cov = page.coverage
     hist = page.history
-    words = "".join(f"<li>{escape(line)}</li>" for line in schedule_in_words(settings, paused))
+    words = "".join(f"<li>{escape(line)}</li>" for line in sentences(settings, paused))
     nxt = "".join(
         f"<tr>{_mono(fire)}{_interval(start, fire)}{_mono(w.start)}{_mono(w.end)}{_mono(w.logical_date)}</tr>"
         for fire, start, w in upcoming

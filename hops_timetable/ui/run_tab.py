@@ -20,8 +20,6 @@ from hops_timetable.core.legacy_args import LegacyArgs, legacy_arguments
 from hops_timetable.core.window import duration_text, format_hops_time
 from hops_timetable.ui.plain import page
 
-__all__ = ["RunFacts", "form_keys", "run_json", "run_page", "source_words"]
-
 
 def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
     """The Trigger form's conf keys a run's window was read from; ``()`` when it had none or ``conf["hops_window"]``."""

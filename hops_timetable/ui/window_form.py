@@ -20,17 +20,6 @@ from hops_timetable.core.json_input import load_json
 from hops_timetable.core.validation import HopsTimetableError, short_repr
 from hops_timetable.core.window import format_hops_time
 
-__all__ = [
-    "MAX_BODY",
-    "RUN_ID_PREFIX",
-    "FormRefused",
-    "logical_date_for",
-    "new_run_id",
-    "trigger_body",
-    "window_conf",
-    "window_runs",
-]
-
 MAX_BODY: Final = 4096  # the largest body read: a window is three date-times of at most 64 characters each
 RUN_ID_PREFIX: Final = "manual__hops_window_"  # Airflow's manual prefix; a random part follows
 
