@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
@@ -128,10 +129,10 @@ class Rules:
         block = self.block_at(first)
         if block is not None and block.holds(last) and block.count > 2:
             cron = self.policy.cron
-            head = {block.first_fire: 1, cron.next_after(block.first_fire): 2}
-            tail = {block.last_fire: block.count, cron.prev_before(block.last_fire): block.count - 1}
-            if first in head and last in tail:
-                return tail[last] - head[first] + 1
+            head = 1 if first == block.first_fire else 2 if first == cron.next_after(block.first_fire) else 0
+            tail = block.count if last == block.last_fire else block.count - 1
+            if head and (last == block.last_fire or last == cron.prev_before(block.last_fire)):
+                return tail - head + 1
         return self.policy.cron.count_between(first, last)
 
     def _scheduled_after(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
@@ -188,10 +189,14 @@ class Rules:
             return Decision.DUE
         return Decision.MISSED
 
-    def fire(self, fire: datetime) -> FireCoverage:
-        """Everything known of *fire*."""
+    def fire(self, fire: datetime, previous: datetime | None = None) -> FireCoverage:
+        """Everything known of *fire*; *previous*, when given, is the cron's fire before it (spares its search)."""
         decision = self.decide(fire)
-        interval_start = self.policy.interval_start(fire)
+        start = self.policy.start
+        if previous is not None and (start is None or previous >= start):
+            interval_start = previous  # policy.interval_start's rule: clamped to the start only before it
+        else:
+            interval_start = self.policy.interval_start(fire)
         window = hops_window(interval_start, fire, self.offset)
         own = self.by_fire.get(fire, [])
         run_ids = tuple(r.run_id for r in own)
@@ -220,32 +225,15 @@ class Rules:
         own = block.window(fire, self.policy, self.offset)
         return (block.run_id(fire, self.policy) or block.label) if (own.start, own.end) == window else None
 
-    def block_pieces(self, block: RunBlock, lo: datetime, hi: datetime) -> list[tuple[datetime, datetime, str]]:
-        """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
-        shift = timedelta(seconds=self.offset or 0)
-        cron = self.policy.cron
-        fire: datetime | None = max(block.first_fire, cron.next_after(lo + shift) or block.first_fire)
-        if fire is None or fire > block.last_fire:
-            return []
-        # A block's fires are consecutive: each run's interval starts at the fire before (block.window's rule,
-        # stepped along rather than asked of the cron again for every run).
-        start = block.interval_start(fire, self.policy)
-        label = block.label
-        out = []
-        while fire is not None and fire <= block.last_fire:
-            window_start, window_end = start - shift, fire - shift
-            if window_start >= hi:
-                break
-            name = block.run_id(fire, self.policy) or f"{label} at {format_hops_time(fire)}"
-            out.append((max(lo, window_start), min(hi, window_end), name))
-            start, fire = fire, cron.next_after(fire)
-        return out
-
     def overlaps(self) -> tuple[list[Span], list[Span]]:
         """The overlaps and duplicates of the processed windows, worked out once."""
         if self._overlaps is None:
             self._overlaps = overlaps_and_duplicates(
-                self.windows, self.blocks, self.block_spans, self.block_window, self.block_pieces
+                self.windows,
+                self.blocks,
+                self.block_spans,
+                self.block_window,
+                lambda block, lo, hi: _block_pieces(block, lo, hi, self.policy, self.offset),
             )
         return self._overlaps
 
@@ -282,6 +270,33 @@ class Rules:
                 cuts += [fires[first] - TICK, fire]
                 first = index + 1
         return sorted(set(cuts))
+
+
+@lru_cache(maxsize=1024)
+def _block_pieces(
+    block: RunBlock, lo: datetime, hi: datetime, policy: CatchupPolicy, offset: int | None
+) -> tuple[tuple[datetime, datetime, str], ...]:
+    """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
+    # Kept between views: the overlaps are worked out over the whole history on every page worked out, and the
+    # same block and window give the same pieces (stepping a block's runs cost most of a page at 10^6 runs).
+    shift = timedelta(seconds=offset or 0)
+    cron = policy.cron
+    fire: datetime | None = max(block.first_fire, cron.next_after(lo + shift) or block.first_fire)
+    if fire is None or fire > block.last_fire:
+        return ()
+    # A block's fires are consecutive: each run's interval starts at the fire before (block.window's rule,
+    # stepped along rather than asked of the cron again for every run).
+    start = block.interval_start(fire, policy)
+    label = block.label
+    out = []
+    while fire is not None and fire <= block.last_fire:
+        window_start, window_end = start - shift, fire - shift
+        if window_start >= hi:
+            break
+        name = block.run_id(fire, policy) or f"{label} at {format_hops_time(fire)}"
+        out.append((max(lo, window_start), min(hi, window_end), name))
+        start, fire = fire, cron.next_after(fire)
+    return tuple(out)
 
 
 def _processed(state: str) -> bool:

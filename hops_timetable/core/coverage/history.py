@@ -201,7 +201,7 @@ def history(
                 break
             if fire > cut:
                 continue  # no fire in this piece: the cron is not asked
-            pieces, fire = _piece(rules, fire, cut)
+            pieces, fire = _piece(rules, fire, cut, stretches[-1].last if stretches else None)
             for stretch in pieces:
                 _push(stretches, stretch)
 
@@ -247,23 +247,28 @@ def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRA
     return cron.prev_before(as_utc(now) + TICK), cron.prev_before(as_utc(now) - due_grace + TICK)
 
 
-def _piece(rules: Rules, first: datetime, high: datetime) -> tuple[list[Stretch], datetime | None]:
-    """The fires from *first* (a fire) to *high*: the first and the last asked one by one, the rest as the second
-    says; and the fire after them. A piece of one fire, as between the cuts of a run per fire, costs one cron step."""
+def _piece(
+    rules: Rules, first: datetime, high: datetime, previous: datetime | None
+) -> tuple[list[Stretch], datetime | None]:
+    """The fires from *first* (a fire; *previous* the one before it, if known) to *high*: the first and the last
+    asked one by one, the rest as the second says; and the fire after them. A piece of one fire, as between the
+    cuts of a run per fire, costs one cron step; a piece that is a block's fires, no search of the cron."""
     cron = rules.policy.cron
     following = cron.next_after(first)
-    out = [_single(rules.fire(first))]
+    out = [_single(rules.fire(first, previous))]
     if following is None or following > high:
         return out, following
     last = cron.prev_before(high + TICK)
     assert last is not None
+    before_last: datetime | None = first
     if following < last:
         before_last = cron.prev_before(last)
         assert before_last is not None
         shift = timedelta(seconds=rules.offset or 0)
-        sample = rules.fire(following)
-        out.append(Stretch(sample, before_last, rules.count_between(following, before_last), before_last - shift))
-    out.append(_single(rules.fire(last)))
+        sample = rules.fire(following, first)
+        count = rules.count_between(first, last) - 2
+        out.append(Stretch(sample, before_last, count, before_last - shift))
+    out.append(_single(rules.fire(last, before_last)))
     return out, cron.next_after(last)
 
 

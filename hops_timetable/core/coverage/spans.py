@@ -82,7 +82,7 @@ def overlaps_and_duplicates(
     blocks: Sequence[RunBlock] = (),
     block_spans: Sequence[tuple[datetime, datetime]] = (),
     block_window: Callable[[tuple[datetime, datetime]], str | None] | None = None,
-    block_pieces: Callable[[RunBlock, datetime, datetime], list[tuple[datetime, datetime, str]]] | None = None,
+    block_pieces: Callable[[RunBlock, datetime, datetime], Sequence[tuple[datetime, datetime, str]]] | None = None,
 ) -> tuple[list[Span], list[Span]]:
     """Stretches covered by two or more processed windows, and identical windows of two or more runs.
 
