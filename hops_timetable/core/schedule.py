@@ -48,8 +48,8 @@ def _check_catchup(name: str, value: object) -> bool | None:
 def _setting(
     argument: str, check: Callable[[str, Any], Any] | None, doc: str, kind: str = "", default: Any = None
 ) -> Any:
-    """A ``dataclasses.field`` declaring a setting (so RUF009 does not apply): its Hopsworks argument name, its check,
-    its doc and its kind (how it is stored, when not as is: ``"cron"``, ``"time"``)."""
+    """A setting's field: its Hopsworks argument name, its check, its doc and its kind (stored as ``"cron"``, ``"time"``
+    text, or as is)."""
     return field(default=default, metadata={"argument": argument, "kind": kind, "check": check, "doc": doc})
 
 
@@ -99,10 +99,6 @@ class Schedule:
         fires lie in the past keeps loading), with *now* also by those that do.
         """
         names = names or {}
-
-        def name(argument: str) -> str:
-            return names.get(argument, argument)
-
         unknown = sorted(set(settings) - set(_ARGUMENTS))
         if unknown:
             raise ArgumentTypeError(
@@ -111,16 +107,21 @@ class Schedule:
                 f"unknown schedule argument(s) {', '.join(unknown)}; the arguments are {', '.join(argument_names())}",
             )
         cron = cron_expression if isinstance(cron_expression, QuartzCron) else parse_shared(cron_expression)
-        values: dict[str, Any] = {"cron": cron}
-        for f in _FIELDS[1:]:
-            argument = f.metadata["argument"]
-            values[f.name] = f.metadata["check"](name(argument), settings.get(argument))
-        values["bound"] = values["catchup"] is not None
-        values["catchup"] = bool(values["catchup"])
-        schedule = cls(**values)
+        values = {f.name: f.metadata["check"](names.get(a, a), settings.get(a)) for f, a in _CHECKED}
+        return cls._joined({"cron": cron, **values}, now, names)
+
+    @classmethod
+    def _joined(cls, values: dict[str, Any], now: datetime | None, names: Mapping[str, str]) -> Schedule:
+        """The schedule of settings each checked alone, refused when they do not go together or never run."""
+
+        def name(argument: str) -> str:
+            return names.get(argument, argument)
+
+        bound = values["catchup"] is not None
+        schedule = cls(**{**values, "catchup": bool(values["catchup"])}, bound=bound)
         check_end_after_start(name("start_time"), schedule.start, name("end_time"), schedule.end)
         check_window_start(name("start_time"), schedule.start, name("start_time_offset_seconds"), schedule.offset)
-        if not schedule.bound and (schedule.start is not None or schedule.end is not None):
+        if not bound and (schedule.start is not None or schedule.end is not None):
             raise ArgumentError(
                 name("catchup"),
                 None,
@@ -169,16 +170,11 @@ class Schedule:
 
     def arguments(self) -> dict[str, Any]:
         """The keyword arguments (other than the cron expression) that build this schedule again."""
-        return {f.metadata["argument"]: self._argument(f) for f in _FIELDS[1:]}
+        return {argument: self.argument(argument) for argument in _ARGUMENTS[1:]}
 
     def argument(self, name: str) -> Any:
         """The value of the argument *name* (``catchup`` is ``None`` for an unbound schedule)."""
-        return self._argument(_BY_ARGUMENT[name])
-
-    def _argument(self, f: dataclasses.Field[Any]) -> Any:
-        if f.name == "catchup" and not self.bound:
-            return None
-        return getattr(self, f.name)
+        return None if name == "catchup" and not self.bound else getattr(self, _BY_ARGUMENT[name].name)
 
     # -- stored forms ------------------------------------------------------------------------------------------
 
@@ -190,7 +186,7 @@ class Schedule:
         """
         out: dict[str, Any] = {"version": SERIALIZATION_VERSION}
         for f in _FIELDS:
-            if (value := self._argument(f)) is not None:
+            if (value := self.argument(f.metadata["argument"])) is not None:
                 out[f.metadata["argument"]] = _text(f, value, datetime.isoformat)
         return out
 
@@ -222,21 +218,20 @@ class Schedule:
         cron = data["cron_expression"]
         if not isinstance(cron, str):
             raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
-        settings: dict[str, Any] = {}
-        for f in _FIELDS[1:]:
-            key = f.metadata["argument"]
+        values: dict[str, Any] = {}  # each setting checked alone, named as its key
+        for f, key in _CHECKED:
             value = data.get(key)
             try:
-                settings[key] = _read_time(f"key {key!r}", value) if f.metadata["kind"] == "time" else value
-                f.metadata["check"](f"key {key!r}", settings[key])
+                text = _read_time(f"key {key!r}", value) if f.metadata["kind"] == "time" else value
+                values[f.name] = f.metadata["check"](f"key {key!r}", text)
             except ArgumentError as exc:
                 raise fail(key, value, str(exc)) from None
         try:
-            cron_parsed = parse_shared(cron)
+            values["cron"] = parse_shared(cron)
         except ArgumentError as exc:
             raise fail("cron_expression", cron, f"key 'cron_expression': {exc}") from None
         try:
-            return cls.build(cron_parsed, **settings)
+            return cls._joined(values, None, {})
         except ArgumentError as exc:  # values that do not go together
             raise fail("", data, str(exc)) from None
 
@@ -260,6 +255,7 @@ class Schedule:
 _FIELDS: Final = tuple(f for f in dataclasses.fields(Schedule) if "argument" in f.metadata)
 _BY_ARGUMENT: Final = {f.metadata["argument"]: f for f in _FIELDS}
 _ARGUMENTS: Final = tuple(f.metadata["argument"] for f in _FIELDS)
+_CHECKED: Final = tuple((f, f.metadata["argument"]) for f in _FIELDS[1:])  # every setting but the cron
 PAYLOAD_KEYS: Final = ("version", *_ARGUMENTS)
 """Every key :meth:`Schedule.payload` has written; any other key is a corrupted or hand-edited payload and is
 refused rather than silently dropped."""
