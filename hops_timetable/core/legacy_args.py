@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from hops_timetable.core.validation import ArgumentError, short_repr
 
@@ -23,12 +23,8 @@ LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
 
 def check_legacy_args(value: object) -> LegacyArgs | None:
     """Validate an operator's ``legacy_args`` setting: ``None``, ``"start_time"`` or ``"papermill"``."""
-    if value is None:
-        return None
-    if value == "start_time" and isinstance(value, str):
-        return "start_time"
-    if value == "papermill" and isinstance(value, str):
-        return "papermill"
+    if value is None or (isinstance(value, str) and value in LEGACY_ARG_MODES):
+        return cast("LegacyArgs | None", value)
     raise ArgumentError(
         "legacy_args",
         value,

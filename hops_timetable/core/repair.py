@@ -20,17 +20,6 @@ from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRec
 from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import format_hops_time as _t
 
-__all__ = [
-    "RepairKind",
-    "RepairStep",
-    "Reprocess",
-    "needs_repair",
-    "plan_repair",
-    "repair_view",
-    "runs_in",
-    "to_repair",
-]
-
 Reprocess = Literal["none", "failed"]
 """Airflow's ``reprocess_behavior`` of a backfill: create the missing runs only, or also re-run the failed ones."""
 
