@@ -52,13 +52,10 @@ class After:
     def of_run(cls, cron: QuartzCron, start: datetime, end: datetime, run_after: datetime) -> After:
         """After the run with data interval ``[start, end)`` and ``run_after``, made by any timetable or by hand.
 
-        * A timetable's run (``run_after == end``) fired at ``end``: the next interval starts there, never earlier,
-          so windows tile across a timetable switch or cron edit (the edit clamp). A zero-length interval
-          (``CronTriggerTimetable``) moves it 1 µs later, a logical date of its own (HOPS values are whole seconds).
-        * Else it is a manual run Airflow took as the reference because it occupies the stored next logical date:
-          the next run starts at the cron fire after its interval's end, or, when the interval is not this cron's
-          (edited since, or given explicitly), at the first fire after the trigger time at the earliest. The trigger
-          time itself is never taken for a fire, so scheduled intervals stay on cron boundaries.
+        A timetable's run (``run_after == end``): the next interval starts at ``end``, so windows tile across a
+        timetable switch or cron edit; after a zero-length one (``CronTriggerTimetable``) 1 µs later, a logical date
+        of its own. A manual run Airflow took as the reference: at the cron fire after its interval's end or, when the
+        interval is not this cron's, after the trigger time; never at the trigger time, so intervals stay on fires.
         """
         if run_after != end:
             following = cron.next_after(end)
@@ -85,8 +82,7 @@ class CatchupPolicy:
     max_catchup_runs: int | None = None
 
     def classify(self, fire: datetime) -> Decision:
-        """``ELIGIBLE`` when the schedule may run *fire*, else the rule that excludes it: ``BEFORE_START``,
-        ``AFTER_END`` (the end is exclusive) or ``BEFORE_SKIP_TO_DATE``."""
+        """``ELIGIBLE`` when the schedule may run *fire*, else the rule that excludes it (the end is exclusive)."""
         if self.start is not None and fire <= self.start:
             return Decision.BEFORE_START
         if self.end is not None and fire >= self.end:
@@ -146,12 +142,10 @@ class CatchupPolicy:
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
 
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """The next scheduled run after *after* (``None``: the first run), seen at *now*, within the catch-up bound:
-        the one rule for "the run after the last one" (or after an outage) that the scheduler, the simulator and the
-        coverage all apply. The fire is the first eligible one after ``after.fire``, or the bound-th newest eligible
-        fire up to *now* when more are due (``catchup=False``: one); with no start and no previous run, the first
-        fire after *now*. Its interval is the fire's scheduled one, never starting before ``after.floor``.
-        """
+        """The next scheduled run after *after* (``None``: the first run) seen at *now*, the one rule the scheduler,
+        the simulator and the coverage apply: the first eligible fire after ``after.fire``, or the bound-th newest up to
+        *now* when more are due (with no start and no previous run, the first fire after *now*); its interval is the
+        fire's, never starting before ``after.floor``."""
         if after is not None:
             first = self.first_eligible_after(after.fire)
         else:
@@ -168,10 +162,8 @@ class CatchupPolicy:
     def stored_run(
         self, stored: Run, now: datetime, *, catchup: bool, taken: Callable[[datetime], bool], max_skips: int = 1000
     ) -> Run:
-        """The run to create when the scheduler is about to create the (free) *stored* next run at *now*: *stored*
-        with at most one fire due, else :meth:`next_run_after` before it (the bound applied again), skipping those
-        whose logical date *taken* says exists (a manual or backfill run); *stored* after *max_skips* candidates.
-        """
+        """The run to create instead of the (free) *stored* next run at *now*: :meth:`next_run_after` before it when
+        more than one fire is due (the bound applied again), skipping logical dates *taken* (at most *max_skips*)."""
         following = self.cron.next_after(stored.fire)
         if following is None or following > now:
             return stored

@@ -31,10 +31,8 @@ _EXPECTED_TAIL = f"; expected {EXPECTED}"
 
 
 class HopsWindowError(ArgumentError):
-    """``dag_run.conf["hops_window"]`` is not a valid window. ``key`` and ``value`` are the first problem's;
-    ``problems`` lists each as ``(key, value, problem)``, unknown keys first, then in :data:`WINDOW_KEYS` order. The
-    message, one line of about 1,000 characters at most, shows the first :data:`_MAX_PROBLEMS` and counts the rest.
-    """
+    """``dag_run.conf["hops_window"]`` is not a valid window: ``problems`` lists each as ``(key, value, problem)``,
+    unknown keys first; ``key`` and ``value`` are the first's. The one-line message counts those past four."""
 
     def __init__(self, problems: Sequence[tuple[str, object, str]]) -> None:
         self.problems = list(problems)
@@ -125,20 +123,18 @@ def resolve_run_window(
     replay: Replay | None = None,
     run_id: str | None = None,
 ) -> ResolvedWindow:
-    """The ``HOPS_*`` variables of one task run, by Hopsworks' precedence, and their source: the one rule every
-    reader of a run's window applies (the operators, the coverage behind the tab and ``audit``, the run tab).
+    """The ``HOPS_*`` variables of one task run and their source, by Hopsworks' precedence: the one rule every reader
+    of a run's window applies (the operators, the coverage behind the tab and ``audit``, the run tab).
 
-    1. A window in ``conf["hops_window"]`` sets all three (source ``"conf"``), for every run type but ``backfill``.
-    2. Otherwise the ``HOPS_*`` entries of *explicit* (set on the operator) are kept.
-    3. The rest come from the scheduler's window, which only ``scheduled`` and ``backfill`` runs with a data
-       interval have: ``hops_window(data_interval, offset)`` when a timetable made that interval, with the offset
-       *run_id* carries (:mod:`~hops_timetable.core.run_offset`), else *offset_seconds*; for a run a backfill took
-       over with its old interval, *replay* of its logical date. A run *replay* cannot explain, or an empty
-       interval, raises :class:`RunWindowError`; a bad conf window :class:`HopsWindowError`.
+    1. A window in ``conf["hops_window"]`` sets all three (source ``"conf"``; a bad one raises
+       :class:`HopsWindowError`), for every run type but ``backfill``.
+    2. Otherwise the ``HOPS_*`` entries of *explicit* (the operator's) are kept.
+    3. The rest come from the window of a ``scheduled`` or ``backfill`` run's data interval, moved by the offset
+       *run_id* carries, else *offset_seconds*; for a run a backfill took over with its old interval, *replay* of
+       its logical date. A run *replay* cannot explain, or an empty interval, raises :class:`RunWindowError`.
 
-    The source is ``"conf"``, ``"operator env"``, ``"scheduler"`` or ``"scheduled run replayed"`` (the last two
-    maybe followed by ``" and operator env"``), or ``None``: no window, an empty dict. The result unpacks as
-    ``values, source``; its ``window`` is the conf's or the scheduler's, so that no reader parses the text back.
+    The result unpacks as ``values, source``, the source ``"conf"``, ``"operator env"``, ``"scheduler"`` or
+    ``"scheduled run replayed"`` (maybe with ``" and operator env"``) or ``None`` (no values); ``window``: the one used.
     """
     kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
     # A backfill replays the scheduled windows of its range. Its runs' conf is the one backfill-wide conf, or, for a

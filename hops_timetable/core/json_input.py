@@ -1,7 +1,4 @@
-"""Reading untrusted JSON text within a size and a nesting depth: the one place both ``import`` and ``parity`` use.
-
-Pure: no Airflow import.
-"""
+"""Reading untrusted JSON text within a size and a nesting depth, for ``import`` and ``parity``. Pure."""
 
 from __future__ import annotations
 
@@ -17,10 +14,7 @@ MAX_JSON_DEPTH: Final = 32
 
 
 def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:
-    """Parse the JSON text *raw* read from *source*, refusing documents over *max_chars* or :data:`MAX_JSON_DEPTH`.
-
-    Raises :class:`~hops_timetable.core.validation.ArgumentError` with one line naming *source* and the problem.
-    """
+    """The JSON text *raw* read from *source*; over *max_chars*, too deep or not JSON: an ``ArgumentError``."""
     if len(raw) > max_chars:
         raise ArgumentError(
             source, None, f"{source} is larger than {max_chars:,} characters; split the export into smaller files"

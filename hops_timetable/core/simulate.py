@@ -2,21 +2,17 @@
 
 The model, for a timeline that begins at ``start`` and ends at ``until`` (inclusive):
 
-* Airflow is up and the DAG unpaused except during the events. An *outage* (the whole of Airflow down) and a
-  *pause* (the DAG paused) act alike here: Airflow's pause only flips a flag, so paused time counts as missed, unlike
-  Hopsworks, whose re-enable starts from "now" (``skip_to_date`` exists to get that behaviour). Events are half-open
-  ``[from, to)``; overlapping events merge.
-* While up, each eligible fire becomes a run at its own fire time.
-* When an event ends at R, the scheduler creates runs one after the other while they are due: exactly the runs that
-  ``CatchupPolicy.next_run_after(last, R, catchup=...)`` gives in a loop, all created at R. The stale next run stored
-  before the event is *not* created first, because the timetable re-checks the catch-up bound at R. Eligible fires
-  passed over by that loop are dropped (by ``max_catchup_runs``, or by ``catchup=False``).
-* If the timeline begins before the DAG's start, the scheduler's first look happens at ``start`` of the timeline,
-  so a past start date with catch-up replays at that moment, as Airflow does when a DAG is first deployed.
+* An *outage* (Airflow down) and a *pause* (the DAG paused) act alike: Airflow's pause only flips a flag, so paused
+  time counts as missed (unlike Hopsworks, whose re-enable starts from "now"; ``skip_to_date`` gives that). Events
+  are half-open ``[from, to)``; overlapping events merge. While up, each eligible fire becomes a run at its fire.
+* When an event ends at R, the scheduler creates, all at R, the runs ``CatchupPolicy.next_run_after(last, R,
+  catchup=...)`` gives in a loop while they are due: the stale stored next run is *not* created first, since the
+  timetable re-checks the bound at R. The eligible fires passed over are dropped.
+* A timeline that begins before the DAG's start has the scheduler's first look at its ``start``, so a past start
+  date with catch-up replays then, as when a DAG is first deployed.
 
-Every fire in ``(start, until]`` gets one :class:`Decision`, asked of :class:`CatchupPolicy` (never re-derived here).
-Consecutive fires alike form one :class:`FireRow`, counted by :meth:`QuartzCron.count_between`, so a per-second
-schedule over a year costs milliseconds, not millions of steps.
+Every fire in ``(start, until]`` gets one :class:`Decision` from :class:`CatchupPolicy`; consecutive fires alike form
+one :class:`FireRow`, counted by :meth:`QuartzCron.count_between`, so a per-second year costs milliseconds.
 """
 
 from __future__ import annotations
@@ -61,10 +57,8 @@ class Event:
 
 @dataclass(frozen=True)
 class FireRow:
-    """The consecutive fires ``first`` .. ``last`` (``count`` of them, exact) and what happened to them.
-
-    ``created_at``: the moment created runs were all made, ``None`` when each was made at its own fire time.
-    """
+    """The consecutive fires ``first`` .. ``last`` (``count`` of them) and what happened to them; ``created_at``:
+    when created runs were all made (``None``: each at its own fire)."""
 
     decision: Decision
     first: datetime
@@ -134,10 +128,8 @@ class _Builder:
 def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:
     """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first, unbounded without an end.
 
-    Only the first run is asked at *now*, where the catch-up bound counts back over the missed fires; it leaves no
-    later run passed over, and each later run is the policy's answer at its predecessor's fire, where nothing is
-    counted back: the cost per run does not grow with the bound.
-    """
+    Only the first is asked at *now* (where the bound counts back); each later one at its predecessor's fire, where
+    nothing is counted back, so the cost per run does not grow with the bound."""
     run = policy.next_run(last_fire, now, catchup=catchup)
     while run is not None:
         yield run
