@@ -218,9 +218,8 @@ def resolve_hops_env(**arguments: Any) -> dict[str, str]:
     return resolve_run_window(**arguments)[0]
 
 
-# The Trigger form's window fields. Airflow's Trigger form turns DAG params into ``dag_run.conf`` entries of the
-# same names, one flat key per field; folded into ``conf["hops_window"]``, a window typed into the form goes
-# through exactly the validation of a window passed in ``conf``, and the coverage audit reads it the same way.
+# The Trigger form's window fields (Airflow puts each DAG param in dag_run.conf under its name), folded into
+# conf["hops_window"] so that a window typed into the form is validated and audited as one passed in conf.
 START_PARAM = "hops_window_start_time"
 END_PARAM = "hops_window_end_time"
 

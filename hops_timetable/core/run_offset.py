@@ -1,10 +1,9 @@
 """The HOPS offset a scheduled run was made with, carried in its run id.
 
-Airflow stores a run's interval but not the ``start_time_offset_seconds`` in force when it was made, which lives in
-the DAG file: a run cleared (or started) after an offset edit would process another window, leaving a gap or an
-overlap. The run id is the one thing of a run the timetable sets, nothing changes afterwards and the task sees, so a
-run made with an offset gets Airflow's id followed by it (``scheduled__2026-01-01T10:00:00+00:00__hops_offset_3600s``);
-one made with none keeps Airflow's exact id, which dashboards and scripts expect. Pure: no Airflow import.
+Airflow stores a run's interval but not the ``start_time_offset_seconds`` it was made with: a run cleared after an
+offset edit would process another window. The run id is set by the timetable, never changes and is seen by the task,
+so a run made with an offset gets it appended (``scheduled__2026-01-01T10:00:00+00:00__hops_offset_3600s``); one made
+with none keeps Airflow's exact id, which dashboards and scripts expect. Pure: no Airflow import.
 """
 
 from __future__ import annotations

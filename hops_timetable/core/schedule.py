@@ -277,9 +277,8 @@ _STRING: Final = frozenset({str})
 
 
 def payload_key(data: object) -> PayloadKey | None:
-    """What defines the schedule a payload holds, as a hashable key (one loaded value per payload); ``None`` for a
-    payload that is not a flat object of hashable values with string keys. The values' types are part of it, since
-    ``True == 1 == 1.0``: ``catchup=1`` must be refused, not answered with the schedule of ``catchup=True``."""
+    """A payload as a hashable key (``None`` unless a flat object of scalars with string keys); with the values'
+    types, since ``True == 1 == 1.0`` and ``catchup=1`` must be refused, not taken for ``catchup=True``."""
     if type(data) is not dict:
         return None
     # The checks run in C (set inclusion over map): the scheduler loads a payload for each decision of each DAG.

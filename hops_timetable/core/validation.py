@@ -1,9 +1,8 @@
 """Checks of schedule arguments, shared by every entry point: each rule lives here and only here.
 
 Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built; each
-message names the argument as its caller knows it (``max_catchup_runs``, ``--max-catchup-runs``, ``schedule 2:
-maxCatchupRuns``), shows the value (shortened) and says what would be valid. Every error the package raises derives
-from :class:`HopsTimetableError`. Pure: no Airflow import.
+message names the argument as its caller knows it (``--max-catchup-runs``), shows the value (shortened) and says what
+would be valid. Every error the package raises derives from :class:`HopsTimetableError`. Pure: no Airflow import.
 
 Dates lie in ``0001-01-02 .. 9999-12-30T23:59:59`` UTC: the scheduler steps a microsecond around them, which must not
 overflow. The offset is at most ``MAX_OFFSET_SECONDS``: cron fires lie in 1970-2099, so a window moved by it keeps a
