@@ -102,14 +102,9 @@ class _Builder:
         self.cuts = sorted({t for t in cuts if t is not None})
 
     def emit(
-        self,
-        decision: Decision,
-        first: datetime,
-        last: datetime,
-        created_at: datetime | None = None,
-        event: str | None = None,
+        self, why: Decision, first: datetime, last: datetime, at: datetime | None = None, event: str | None = None
     ) -> None:
-        self.rows.append(FireRow(decision, first, last, self.cron.count_between(first, last), created_at, event))
+        self.rows.append(FireRow(why, first, last, self.cron.count_between(first, last), at, event))
 
     def classify_range(self, after: datetime, upto: datetime, eligible: Decision, event: str | None = None) -> None:
         """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*;
@@ -164,7 +159,7 @@ def simulate(
     label: str | None = None
     # look never passes until: a down that ends after until ends the loop before it is looked at.
     for down in [*downs, None]:
-        last, decided = _catch_up(out, policy, catchup, last, decided, look, label)
+        last, decided = _catch_up(out, catchup, last, decided, look, label)
         up_to = until if down is None else min(until, down.start - TICK)
         if up_to > decided:
             # Up and unpaused: every eligible fire becomes a run the moment it fires.
@@ -184,15 +179,10 @@ def simulate(
 
 
 def _catch_up(
-    out: _Builder,
-    policy: CatchupPolicy,
-    catchup: bool,
-    last: datetime | None,
-    decided: datetime,
-    now: datetime,
-    event: str | None,
+    out: _Builder, catchup: bool, last: datetime | None, decided: datetime, now: datetime, event: str | None
 ) -> tuple[datetime | None, datetime]:
     """The scheduler looks at *now* after not looking since *decided*: rows for the fires in ``(decided, now]``."""
+    policy = out.policy
     if now <= decided:
         return last, decided
     # The runs the scheduler's stored-run check and next_dagrun_info_v2 make at now, while they are due.
@@ -205,13 +195,13 @@ def _catch_up(
     passed_over = Decision.DROPPED_NO_CATCHUP if not catchup else Decision.DROPPED_BOUND
     out.classify_range(decided, created[0] - TICK, passed_over, event=event)
     for fire in created:
-        out.emit(Decision.CREATED, fire, fire, created_at=now, event=event)
+        out.emit(Decision.CREATED, fire, fire, at=now, event=event)
     newest = policy.newest_eligible_at_or_before(now)
     if newest is not None and newest > created[-1]:
         # Unbounded catch-up beyond the step-by-step part: every eligible fire up to now is due, so all are made.
         nxt = policy.first_eligible_after(created[-1])
         assert nxt is not None
-        out.emit(Decision.CREATED, nxt, newest, created_at=now, event=event)
+        out.emit(Decision.CREATED, nxt, newest, at=now, event=event)
         created.append(newest)
     # Fires after the newest created one that are not eligible (after end) still need their row.
     out.classify_range(created[-1], now, Decision.DROPPED_BOUND, event=event)
