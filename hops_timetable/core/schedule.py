@@ -222,8 +222,7 @@ class Schedule:
         for f, key in _CHECKED:
             value = data.get(key)
             try:
-                text = _read_time(f"key {key!r}", value) if f.metadata["kind"] == "time" else value
-                values[f.name] = f.metadata["check"](f"key {key!r}", text)
+                values[f.name] = f.metadata["check"](f"key {key!r}", _read(f, f"key {key!r}", value))
             except ArgumentError as exc:
                 raise fail(key, value, str(exc)) from None
         try:
@@ -245,11 +244,7 @@ class Schedule:
         cron = data.get("cron_expression")
         if not isinstance(cron, str):
             raise ArgumentError("cron_expression", cron, f"cron_expression={short_repr(cron)} is not a string")
-        settings: dict[str, Any] = {
-            key: _read_time(key, data.get(key)) if kind == "time" else data.get(key)
-            for key, kind in ((f.metadata["argument"], f.metadata["kind"]) for f in _FIELDS[1:])
-        }
-        return cls.build(cron, **settings)
+        return cls.build(cron, **{key: _read(f, key, data.get(key)) for f, key in _CHECKED})
 
 
 _FIELDS: Final = tuple(f for f in dataclasses.fields(Schedule) if "argument" in f.metadata)
@@ -294,8 +289,8 @@ def _text(f: dataclasses.Field[Any], value: Any, time_text: Callable[[datetime],
     return time_text(value) if f.metadata["kind"] == "time" and value is not None else value
 
 
-def _read_time(name: str, value: object) -> datetime | None:
-    return None if value is None else parse_time(name, value)
+def _read(f: dataclasses.Field[Any], name: str, value: object) -> Any:
+    return parse_time(name, value) if f.metadata["kind"] == "time" and value is not None else value
 
 
 def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
