@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple, NoReturn
 
-from hops_timetable.core.cron.fields import Dialect
+from hops_timetable.core.cron.fields import Dialect, _py_weekday
 
 
 class ItemKind(enum.Enum):
@@ -68,6 +68,13 @@ class WeekDays:
     every: frozenset[int] = frozenset()  # every such weekday
     nth: frozenset[tuple[int, int]] = frozenset()  # (weekday, k): the k-th such weekday of the month (n#k)
     last: frozenset[int] = frozenset()  # the last such weekday of the month (nL, Ln)
+
+    @classmethod
+    def of_terms(cls, items: list[Item], unix: bool) -> WeekDays:
+        """The rule of day-of-week items that are all n#k or last-weekday terms."""
+        nth = frozenset((_py_weekday(i.value, unix), i.nth) for i in items if i.kind is ItemKind.NTH_WEEKDAY)
+        last = frozenset(_py_weekday(i.value, unix) for i in items if i.kind is ItemKind.LAST_OF_WEEKDAY)
+        return cls(nth=nth, last=last)
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,15 +163,9 @@ def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
         )
     if upper.startswith("L-"):
         raise reader.fail("L-n belongs in day-of-month", at, "for the last day n of the month write nL")
-    if "#" in upper:
-        day_text, _, k_text = upper.partition("#")
-        v = reader.value(day_text, at)
-        if not _DIGITS.fullmatch(k_text) or not 1 <= int(k_text) <= 5:
-            raise reader.fail("the number after # must be 1-5", at, "6#3 is the third Friday")
-        k = int(k_text)
-        return [Item(ItemKind.NTH_WEEKDAY, v, nth=k)], WeekDays(nth=frozenset({(_py_weekday(v, False), k)}))
-    if upper.endswith("L") and (_DIGITS.fullmatch(upper[:-1]) or upper[:-1] in _QUARTZ_DOW_NAMES):
-        v = reader.value(upper[:-1], at)
-        return [Item(ItemKind.LAST_OF_WEEKDAY, v)], WeekDays(last=frozenset({_py_weekday(v, False)}))
+    if "#" in upper or (upper.endswith("L") and (_DIGITS.fullmatch(upper[:-1]) or upper[:-1] in _QUARTZ_DOW_NAMES)):
+        day, _, nth = upper.partition("#")
+        items = [reader.weekday_term(at, day, nth) if "#" in upper else reader.weekday_term(at, upper[:-1], None)]
+        return items, WeekDays.of_terms(items, False)
     items, values = reader.field(at)
     return items, None if items == [ALL] else WeekDays(every=frozenset(_py_weekday(v, False) for v in values))

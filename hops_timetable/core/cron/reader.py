@@ -156,6 +156,15 @@ class FieldReader:
             hint = "negative numbers are not allowed"
         raise self.fail(f"{text!r} is not a valid value, expected {valid}", at, hint)
 
+    def weekday_term(self, at: Place, day: str, nth: str | None) -> Item:
+        """Day-of-week ``day#nth`` (the nth such day of the month) or, ``nth`` None, the last such day (nL, Ln)."""
+        v = self.value(day, at) % 7 if self.unix else self.value(day, at)
+        if nth is None:
+            return Item(ItemKind.LAST_OF_WEEKDAY, v)
+        if not _DIGITS.fullmatch(nth) or not 1 <= int(nth) <= 5:
+            raise self.fail("the number after # must be 1-5", at, f"{5 if self.unix else 6}#3 is the third Friday")
+        return Item(ItemKind.NTH_WEEKDAY, v, nth=int(nth))
+
     def step(self, text: str, at: Place) -> int:
         lo, hi = self.bounds(at.field)
         top = hi - lo if at.field == _YEAR else hi

@@ -173,14 +173,11 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
         plain_items, values = reader.field(at)
         return plain_items, values, None
     items: list[Item] = []
-    nth: set[tuple[int, int]] = set()
-    lasts: set[int] = set()
     plain: list[str] = []
     for raw in listed(at):
         part = raw.token.upper()
         ranged = re.fullmatch(r"([A-Z]{3})-([A-Z]{3})#([0-9]+)", part, re.ASCII)
-        m = re.fullmatch(r"([A-Z]{3}|[0-9]+)#([0-9]+)", part, re.ASCII)
-        lm = re.fullmatch(r"L([0-9]+)", part, re.ASCII)
+        term = re.fullmatch(r"([A-Z]{3}|[0-9]+)#([0-9]+)|L([0-9]+)", part, re.ASCII)
         if ranged:
             a = reader.value(ranged.group(1), raw) % 7
             b = reader.value(ranged.group(2), raw) % 7
@@ -193,16 +190,8 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
                 "for that reading",
                 ",".join(f"{d}#{k}" for d in days),
             )
-        if m:
-            v = reader.value(m.group(1), raw)
-            if not 1 <= int(m.group(2)) <= 5:
-                raise reader.fail("the number after # must be 1-5", raw, "5#3 is the third Friday")
-            nth.add((_py_weekday(v % 7, True), int(m.group(2))))
-            items.append(Item(ItemKind.NTH_WEEKDAY, v % 7, nth=int(m.group(2))))
-        elif lm:
-            v = reader.value(lm.group(1), raw)
-            lasts.add(_py_weekday(v % 7, True))
-            items.append(Item(ItemKind.LAST_OF_WEEKDAY, v % 7))
+        if term:
+            items.append(reader.weekday_term(raw, term[1] or term[3], term[2]))
         elif re.fullmatch(r"([A-Z]{3}|[0-9]+)L", part, re.ASCII):
             raise reader.fail(
                 "croniter (and so Airflow) writes the last such day of the month as L followed by the number",
@@ -232,7 +221,7 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
         )
     if dom_text not in ("*", "?"):
         raise _not_ored(reader, at, f"it ignores day-of-month {dom_text!r}, or finds no date at all")
-    return items, set(), WeekDays(nth=frozenset(nth), last=frozenset(lasts))
+    return items, set(), WeekDays.of_terms(items, True)
 
 
 def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
