@@ -1,18 +1,11 @@
 """A 5-field cron checked against the croniter installed beside Airflow, when a schedule is built.
 
-Airflow evaluates 5-field cron with croniter, whose readings changed between the releases Airflow 3's minors pin:
-croniter 6.0 (Airflow 3.0 and 3.1) refuses the day-of-month ``W``, skips the first fire of a day-of-month step after a
-short month and reads ``L`` listed with day 29, 30 or 31 as that day alone; 6.2 and 7 (Airflow 3.2 on) do not. The
-engine reads 5-field cron as the newest croniter does and never imports it (the core is the standard library only),
-so a 5-field expression is accepted only when the installed croniter accepts it and fires on the same instants;
-otherwise the schedule is refused with the first instant where they differ and how to rewrite it. Quartz expressions
-and ``@`` presets are not checked: no croniter evaluates Quartz, and every croniter reads the presets alike.
-
-Compared from a fixed instant, so that the answer is the same on every machine and day: the first
-:data:`FIRST_FIRES` fires and, when a day field holds more than plain values, ranges and lists (a step, ``L``, ``W``
-or ``#``), the fires of its day rule (the expression at midnight) over :data:`DAY_RULE_YEARS` years, at most
-:data:`DAY_RULE_FIRES`. croniter takes 0.1 to 0.4 ms a fire: hence the second check only where croniter releases are
-known to differ, and each expression checked once per process.
+The engine reads 5-field cron as croniter 6.2 and later do, but Airflow 3.0 and 3.1 pin croniter 6.0, which reads
+some day fields otherwise (docs/cron-dialect.md). So a 5-field expression is accepted only when the installed
+croniter accepts it and fires on the same instants, compared from a fixed instant (the same answer on every machine
+and day): the first :data:`FIRST_FIRES` fires and, when a day field holds a step, ``L``, ``W`` or ``#``, its day
+rule's fires over :data:`DAY_RULE_YEARS` years (at most :data:`DAY_RULE_FIRES`). croniter costs 0.1 to 0.4 ms a
+fire: hence the day rule only where releases are known to differ, and each expression checked once per process.
 """
 
 from __future__ import annotations
@@ -27,11 +20,8 @@ from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import format_hops_time
 
 FIRST_FIRES = 16
-"""How many first fires of the expression are compared."""
-DAY_RULE_YEARS = 5
-"""The years (2024 on: a leap year first) over which a day rule with more than plain values is compared."""
-DAY_RULE_FIRES = 120
-"""At most this many fires of that day rule are compared."""
+DAY_RULE_YEARS = 5  # from 2024, a leap year
+DAY_RULE_FIRES = 120  # at most
 
 _FROM = datetime(2024, 1, 1, tzinfo=timezone.utc)
 _DAY_RULE_END = _FROM.replace(year=_FROM.year + DAY_RULE_YEARS)

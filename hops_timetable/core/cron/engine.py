@@ -1,9 +1,5 @@
-"""The evaluator: when a parsed cron expression fires, in UTC, to the second.
-
-It reads the parsed form (:mod:`.syntax` makes it, and refuses what is not valid) and answers ``next_after``,
-``prev_before``, ``nth_before`` and ``matches``; the English is :mod:`.explain`'s. Pure: standard library only. A
-``QuartzCron`` is parsed once, immutable, hashable, picklable and safe to share between threads.
-"""
+"""The evaluator: when a parsed cron expression fires, in UTC, to the second. A ``QuartzCron`` is immutable,
+hashable, picklable and safe to share between threads."""
 
 from __future__ import annotations
 
@@ -30,13 +26,10 @@ _ALL_YEARS_TUPLE = tuple(range(MIN_YEAR, LAST_YEAR + 1))
 # Frozen: set once in __init__ (through object.__setattr__), then shared between threads and cached.
 @dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
 class QuartzCron:
-    """A parsed cron expression with UTC fire-time arithmetic.
+    """A parsed cron expression with UTC fire-time arithmetic; a refused one raises :class:`CronSyntaxError`.
 
-    ``expression`` is the normalized Quartz string (single spaces, upper case; 5-field cron and presets
-    rewritten as Quartz, except UNIX strings with both day fields restricted, which keep their 5-field
-    form because Quartz cannot express their OR). ``source`` is the string as given, stripped; ``parsed`` the
-    parsed form. A refused expression raises :class:`~hops_timetable.core.cron.errors.CronSyntaxError`.
-    Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
+    ``expression`` is the normalized Quartz string (see :class:`.form.ParsedCron`), ``source`` the string as given,
+    stripped. Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
     """
 
     expression: str
@@ -77,8 +70,6 @@ class QuartzCron:
         setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
         setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
 
-    # -- equality, pickling -----------------------------------------------------------------
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, QuartzCron):
             return self.expression == other.expression
@@ -93,8 +84,6 @@ class QuartzCron:
     def __reduce__(self) -> tuple[type[QuartzCron], tuple[str]]:
         return (QuartzCron, (self.source,))
 
-    # -- evaluation ---------------------------------------------------------------------------------------
-
     def _days(self, year: int, month: int) -> tuple[int, ...]:
         shape = _MONTH_SHAPE[(year % _CYCLE) * 12 + month - 1]
         days = self._cache.get(shape)
@@ -104,10 +93,8 @@ class QuartzCron:
         return days
 
     def _search(self, t: _Fields, forward: bool, inclusive: bool = False) -> _Fields | None:
-        """The nearest fire after ``t`` (``forward``) or before it, or at it when ``inclusive``.
-
-        One walk both ways: ``at`` finds a value or the next one in the walk's direction, ``past`` the next one
-        strictly past it; ``off`` turns a backward bisection into an index, ``edge`` is a list's first value."""
+        """The nearest fire after ``t`` (``forward``) or before it, or at it when ``inclusive``: one walk both ways
+        (``at`` finds a value or the next in the walk's direction, ``past`` the next strictly past it)."""
         at, past, off, step, edge = _FORWARD if forward else _BACKWARD
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self.parsed.hours, self.parsed.minutes, self.parsed.seconds
@@ -177,11 +164,8 @@ class QuartzCron:
         return None if found is None else datetime(*found, tzinfo=UTC)
 
     def nth_before(self, dt: datetime, n: int) -> datetime | None:
-        """The ``n``-th fire strictly before ``dt`` (``n=1`` is :meth:`prev_before`); None if fewer precede it.
-
-        Every firing day fires at the same times of day, so the walk counts whole days: its cost grows with the
-        firing days crossed, not with ``n``, and a bounded catch-up after a long outage is as cheap as usual.
-        """
+        """The ``n``-th fire strictly before ``dt`` (``n=1`` is :meth:`prev_before`); None if fewer precede it. Every
+        firing day fires at the same times of day, so the cost grows with the firing days crossed, not with ``n``."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ArgumentError("n", n, f"n must be a whole number >= 1, got {n!r}")
         fire = self.prev_before(dt)
@@ -277,8 +261,6 @@ class QuartzCron:
         """The latest fire time, or None. Without a year restriction it lies in year 9999."""
         return self._last_dt
 
-    # -- explanation (hops_timetable.core.cron.explain) ----------------------------------------------------
-
     def fields(self) -> list[tuple[str, str, str]]:
         """(field name, token, English meaning) for each field of the Quartz form of the expression."""
         return explain.fields(self.parsed)
@@ -299,12 +281,8 @@ def _shared(expression: str) -> QuartzCron:
 
 
 def parse_shared(expression: str) -> QuartzCron:
-    """``QuartzCron(expression)``, parsed once per distinct string and then shared (at most 65,536 kept).
-
-    Safe because a ``QuartzCron`` is immutable: the scheduler deserializes a DAG's timetable for each decision, and
-    parsing again each time would cost more than the decision. A refused expression raises every time (errors are
-    not cached), as the constructor does.
-    """
+    """``QuartzCron(expression)``, parsed once per distinct string and shared (at most 65,536 kept; errors are not
+    cached): the scheduler deserializes a DAG's timetable for each decision, and parsing costs more than one."""
     if not isinstance(expression, str):
         return QuartzCron(expression)
     return _shared(expression)

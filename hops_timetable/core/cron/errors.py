@@ -8,11 +8,10 @@ from hops_timetable.core.validation import ArgumentError
 class CronSyntaxError(ArgumentError):
     """A cron expression that is not valid in the Hopsworks dialect (an argument error of ``cron_expression``).
 
-    ``field`` is the field name (``"day-of-month"``), ``token`` the offending list item, ``position`` its
-    1-based character position in ``expression``; each is None when the error concerns the whole string.
-    ``hint`` says how to rewrite it, when there is a rewrite. ``rewrites`` holds the rewritten expressions the
-    hint proposes: each parses, and together (one schedule each) they fire where the most likely reading of
-    the original does; for a 5-field expression refused as ambiguous, that reading is croniter's (Airflow's).
+    ``field`` (``"day-of-month"``), ``token`` (the offending list item) and ``position`` (1-based, in ``expression``)
+    are None when the error concerns the whole string. ``rewrites`` are the expressions the ``hint`` proposes: each
+    parses, and together (one schedule each) they fire where the likeliest reading of the original does (croniter's,
+    for a 5-field expression refused as ambiguous).
     """
 
     def __init__(

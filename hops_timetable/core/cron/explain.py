@@ -1,7 +1,5 @@
-"""English for a parsed expression: the schedule in prose, each field's meaning, and lints.
-
-Kept apart from the evaluator, as cronsim keeps its explanation: it reads the parsed form only, and the lints that
-concern fire times are handed those times; nothing here decides one."""
+"""English for a parsed expression: the schedule in prose, each field's meaning, and lints. It reads the parsed form
+only; the lints that concern fire times are handed those times."""
 
 from __future__ import annotations
 
@@ -55,10 +53,8 @@ def describe(cron: ParsedCron) -> str:
 
 
 def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime | None) -> list[str]:
-    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks.
-
-    ``last_fire`` is the expression's last fire time (None: it never fires), ``next_fire`` its next one from now.
-    """
+    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks; ``last_fire`` is
+    None when the expression never fires, ``next_fire`` its next fire from now."""
     out: list[str] = []
     if cron.seconds != (0,):
         out.append(f"the seconds field is {cron.tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")

@@ -1,7 +1,5 @@
-"""The parsed form of a cron expression: typed and frozen, what the evaluator and the explanation read.
-
-:func:`~hops_timetable.core.cron.syntax.parse` makes it from text, once; the evaluator takes the value sets and
-day rules, the explanation the items, and neither reads the text again."""
+"""The parsed form of a cron expression, typed and frozen: the evaluator reads its value sets and day rules, the
+explanation its items."""
 
 from __future__ import annotations
 
@@ -28,11 +26,8 @@ class ItemKind(enum.Enum):
 
 
 class Item(NamedTuple):
-    """One list item of a field, in the field's own numbering (day-of-week as written: Quartz 1-7 = SUN-SAT,
-    5-field 0-7 = SUN-SUN). Only the attributes its kind names are meaningful; the others keep their defaults.
-
-    A named tuple, not a dataclass: an expression has many items, and tuples are built and compared several
-    times faster, which counts when the scheduler parses an expression it has not seen."""
+    """One list item of a field, in the field's own numbering (day-of-week: Quartz 1-7 = SUN-SAT, 5-field 0-7 =
+    SUN-SUN). A named tuple: built and compared faster than a dataclass when the scheduler parses a new expression."""
 
     kind: ItemKind
     value: int = 0
@@ -79,15 +74,11 @@ class WeekDays:
 
 @dataclass(frozen=True, slots=True)
 class ParsedCron:
-    """A valid expression, read.
+    """A valid expression, read: ``expression`` is its Quartz spelling (single spaces, upper case; a 5-field string
+    whose day fields Quartz cannot express keeps its 5-field form), ``tokens`` and ``items`` its 7 fields.
 
-    ``source`` is the text as given (stripped of spaces and tabs), ``expression`` its normalized Quartz spelling
-    (single spaces, upper case; 5-field cron and presets rewritten as Quartz, except 5-field strings whose day
-    fields Quartz cannot express, which keep their 5-field form), ``tokens`` the 7 Quartz tokens shown field by
-    field (the year ``*`` when absent). ``items`` holds each of the 7 fields' list items (second first).
-
-    The value sets are sorted tuples; ``years`` is None when every year from 1970 on fires. ``dom`` and ``dow``
-    are None when the day field does not restrict; with both set (5-field only) a day fires when either matches.
+    ``years`` is None when every year from 1970 on fires; ``dom`` and ``dow`` are None when the field does not
+    restrict, and with both set (5-field only) a day fires when either matches.
     """
 
     source: str

@@ -48,11 +48,8 @@ def listed(at: Place) -> Iterator[Place]:
 
 @dataclass(eq=False)
 class Refusal(Exception):
-    """A refusal found while reading, with the rewrites it would propose.
-
-    :func:`~hops_timetable.core.cron.syntax.parse` checks those rewrites by parsing each again and raises the
-    :class:`CronSyntaxError` with the ones that hold; ``hint_alone`` is the hint when none does (else ``hint``).
-    """
+    """A refusal found while reading; :func:`.syntax.parse` raises it as a :class:`CronSyntaxError` proposing the
+    ``rewrites`` that parse, with ``hint_alone`` (else ``hint``) as the hint when none does."""
 
     why: str
     expression: str

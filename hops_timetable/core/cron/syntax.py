@@ -1,8 +1,5 @@
-"""Text to the parsed form: what is refused in a cron expression, and the rewrite each refusal proposes.
-
-:func:`parse` is the one entry: the checks on the whole string and the presets here, each field's text in
-:mod:`.reader`, the day fields and the assembly per dialect in :mod:`.quartz` and :mod:`.unix`. A proposed rewrite
-is shown only if it parses in turn; checking one proposes nothing further, so there is no recursion to guard."""
+"""Text to the parsed form: the checks on the whole string and the presets; a field's text is :mod:`.reader`'s, the
+day fields and the whole per dialect :mod:`.quartz`'s and :mod:`.unix`'s. A rewrite is proposed only if it parses."""
 
 from __future__ import annotations
 

@@ -83,10 +83,8 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
 
 
 def _unix_dom(reader: FieldReader, at: Place, dow_text: str) -> tuple[list[Item], set[int], MonthDays | None]:
-    """5-field day-of-month: a plain list, ``L`` (also in a list), ``a-L``, ``nW``/``Wn``, or ``?``.
-
-    Returns the items, the plain days, and the day rule (None: a plain set, decided by the caller).
-    """
+    """5-field day-of-month (a plain list, ``L`` also in a list, ``a-L``, ``nW``/``Wn``, or ``?``): the items, the
+    plain days and the day rule (None: a plain set, decided by the caller)."""
     text = at.token
     upper = text.upper()
     if upper == "?":
@@ -246,11 +244,8 @@ def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
 
 
 def _has_star(text: str) -> bool:
-    """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``).
-
-    croniter keeps such an item as ``*``, which sorts first in its expanded list, and reads a field whose list
-    starts with ``*`` as unrestricted: the day fields are not OR-ed, the other day field alone decides.
-    """
+    """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``), which croniter sorts
+    first and so reads as an unrestricted field."""
     return "*" in text.split(",")
 
 
