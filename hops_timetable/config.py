@@ -34,9 +34,17 @@ class Settings:
     tab_kept_pages: int = 16
     """How many worked-out tab pages the api-server keeps (the most recently shown)."""
 
+    tab_snapshots: bool = True
+    """Whether the api-server writes each DAG's folded runs to disk and takes them up when it starts again."""
 
-def _read(name: str, default: bool | int, text: str) -> bool | int:
+    tab_snapshot_dir: str = ""
+    """Where those snapshots are written; empty: ``hops_timetable/tab-runs`` in ``AIRFLOW_HOME``."""
+
+
+def _read(name: str, default: bool | int | str, text: str) -> bool | int | str:
     value = text.strip().lower()
+    if isinstance(default, str):
+        return text.strip()
     if isinstance(default, bool):
         if value in _TRUE | _FALSE:
             return value in _TRUE

@@ -54,6 +54,8 @@ def airflow_db() -> None:
     from airflow.utils import db
 
     db.resetdb()
+    # The tab's snapshots of runs belong to the database just reset (a deployment's would be checked and ignored).
+    shutil.rmtree(_AIRFLOW_HOME / "hops_timetable", ignore_errors=True)
     _share_the_in_process_execution_api()
 
 

@@ -66,4 +66,5 @@ def test_a_bad_value_names_the_option_the_value_and_what_is_valid(
 def test_every_option_is_documented_with_its_default() -> None:
     text = (Path(__file__).parents[1] / "docs" / "deployment.md").read_text(encoding="utf-8")
     for option in fields(config.Settings):
-        assert f"| `{option.name}` | `{option.default}` |" in text, option.name
+        default = f"`{option.default}`" if option.default != "" else "(empty)"
+        assert f"| `{option.name}` | {default} |" in text, option.name

@@ -7,15 +7,14 @@ per DAG, the runs that had ended when it last looked, folded into :class:`~hops_
 * the runs added since (``id`` above the highest folded: the primary key);
 * the runs that were queued or running then, again by id, folded in once they have ended;
 * how many runs up to that id are failed, queued or running (the ``(dag_id, state)`` index): a run cleared, marked
-  or deleted since changes these counts, and then those runs are read (the same index) and each one that changed is
-  cut out of its block and kept whole (a successful run deleted changes no count: it is seen when the api-server
-  restarts or the schedule changes);
+  or deleted since changes these counts, and then those runs are read and each one that changed is cut out of its
+  block and kept whole (a successful run deleted is seen when the runs are taken up again, below);
 * the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
 
-The first view of a DAG after the api-server starts, or after its schedule changed, reads its runs once, streamed
-(linear in the runs, but a run the timetable made costs only its columns as the driver gives them:
-:meth:`_Folded.fold_all`); the summary kept is the size of what differs between the runs, not of their number.
-The queries are SQLAlchemy Core on Airflow's ``DagRun`` table (its columns, no ORM objects), imported when they run.
+The folded runs are also written to disk (:mod:`~hops_timetable.ui.run_snapshot`); an api-server started again
+takes them up after checking the run at their highest id and the number of runs up to it. Only without a snapshot
+(or after the schedule changed) are the DAG's runs read whole, streamed, each run the timetable made costing only
+its columns as the driver gives them (:meth:`_Folded.fold_all`). Queries are SQLAlchemy Core on ``dag_run``.
 """
 
 from __future__ import annotations
@@ -36,27 +35,14 @@ from hops_timetable.core.coverage.blocks import earliest_start
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import stored_time
 from hops_timetable.core.window import as_utc
+from hops_timetable.ui import run_snapshot
+from hops_timetable.ui.run_snapshot import Snapshot
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-__all__ = [
-    "RUN_COLUMNS",
-    "DagRuns",
-    "RunQuery",
-    "conf_of",
-    "dag_runs",
-    "enum_text",
-    "one_run",
-    "raw_run_rows",
-    "record_of",
-    "run_rows",
-    "run_state_counts",
-    "when",
-    "with_page",
-]
-
 _IN_FLIGHT = ("queued", "running")
+_SAVE_EVERY = 1_000  # runs folded since the last snapshot: what an api-server started again reads at most anew
 _VERSIONS = itertools.count(1)
 _WATCHED = ("failed", *_IN_FLIGHT)
 
@@ -160,10 +146,7 @@ def conf_of(value: Any) -> dict[str, Any] | None:
 
 
 def _at(value: Any) -> datetime:
-    """:func:`when` of a value that is set."""
-    found = when(value)
-    assert found is not None
-    return found
+    return stored_time(value) if isinstance(value, str) else as_utc(value)
 
 
 def _raw_record(row: tuple[Any, ...]) -> RunRecord:
@@ -183,26 +166,21 @@ def _raw_record(row: tuple[Any, ...]) -> RunRecord:
 
 
 def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
-    """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
-    the cost is that of the runs counted)."""
+    """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (every state without any; the
+    ``(dag_id, state)`` index: the cost is that of the runs counted)."""
     from sqlalchemy import func, select
 
     table = _compat.dag_run_table()
-    q = (
-        select(table.c.state, func.count())
-        .where(table.c.dag_id == dag_id, table.c.state.in_(states), table.c.id <= upto_id)
-        .group_by(table.c.state)
-    )
+    q = select(table.c.state, func.count()).where(table.c.dag_id == dag_id, table.c.id <= upto_id)
+    if states:
+        q = q.where(table.c.state.in_(states))
+    q = q.group_by(table.c.state)
     return {str(state): int(n) for state, n in session.execute(q)}
 
 
 def enum_text(item: Any) -> str:
     """A run type or state as text, whether the row holds Airflow's enum or its string."""
     return str(getattr(item, "value", item))
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    return None if value is None else as_utc(value)
 
 
 def record_of(row: Any) -> RunRecord:
@@ -212,10 +190,10 @@ def record_of(row: Any) -> RunRecord:
         run_type=enum_text(row.run_type),
         state=enum_text(row.state),
         run_after=as_utc(row.run_after),
-        logical_date=_utc(row.logical_date),
-        data_interval_start=_utc(row.data_interval_start),
-        data_interval_end=_utc(row.data_interval_end),
-        queued_at=_utc(row.queued_at),
+        logical_date=when(row.logical_date),
+        data_interval_start=when(row.data_interval_start),
+        data_interval_end=when(row.data_interval_end),
+        queued_at=when(row.queued_at),
         conf=row.conf if isinstance(row.conf, dict) else None,
     )
 
@@ -230,6 +208,8 @@ class _Folded:
     failed: dict[int, RunRecord] = field(default_factory=dict)  # folded runs that failed, by row id
     in_flight: dict[int, RunRecord] = field(default_factory=dict)
     version: int = field(default_factory=lambda: next(_VERSIONS))  # a new one whenever what is held changes
+    upto_run_id: str = ""  # the run at row ``upto``
+    saved: int | None = None  # the ``upto`` of the snapshot last written or taken up
 
     def fold(self, rows: Iterable[Any]) -> None:
         for row in rows:
@@ -239,7 +219,8 @@ class _Folded:
         if self.in_flight.get(row_id) == record:
             return  # still in flight as it was
         self.version = next(_VERSIONS)
-        self.upto = max(self.upto, row_id)
+        if row_id > self.upto:
+            self.upto, self.upto_run_id = row_id, record.run_id
         if record.state in _IN_FLIGHT:
             self.in_flight[row_id] = record
             return
@@ -249,16 +230,14 @@ class _Folded:
         self.builder.add((record,))
 
     def fold_all(self, session: Session, dag_id: str, *, trusting: bool = True) -> bool:
-        """:meth:`fold` of every run of the DAG (a first read), the columns as the driver gives them: a run that
-        succeeded as the timetable made it (its logical date its interval's start, its ``run_after`` the end, no
-        conf) goes to :meth:`Blocks.add_plain` with its datetimes parsed and nothing else; any other is read whole.
-        SQLAlchemy's conversion of every column of every row and the window rule run by run made a first read of a
-        million runs take minutes. *trusting*: the builder checks each block's fires once (:meth:`Blocks.trust`);
-        False when a block's runs skipped a fire, and then this fold is not the one of the rows one by one."""
+        """:meth:`fold` of every run of the DAG, the columns as the driver gives them: a run that succeeded as the
+        timetable made it goes to :meth:`Blocks.add_plain` with its datetimes parsed and nothing else (converting
+        every column of a million rows took minutes). *trusting*: :meth:`Blocks.trust`; False when a block's runs
+        skipped a fire, and then this fold is not the one of the rows one by one."""
         add_plain = self.builder.add_plain
         if trusting:
             self.builder.trust()
-        row_id = self.upto
+        row_id, run_id = self.upto, self.upto_run_id
         for row in raw_run_rows(session, dag_id):
             row_id, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
             if (
@@ -271,7 +250,8 @@ class _Folded:
                 add_plain(run_id, run_type, state, _at(start), _at(end), when(queued_at), _EMPTY_CONF[conf])
             else:
                 self._take(row_id, _raw_record(row))
-        self.upto = max(self.upto, row_id)
+        if row_id > self.upto:
+            self.upto, self.upto_run_id = row_id, run_id
         self.version = next(_VERSIONS)
         return self.builder.checked()
 
@@ -341,20 +321,46 @@ _LOCK = threading.Lock()
 def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
     """The DAG's folded runs, brought up to date (folded again from the start when an older run changed)."""
     folded = _KEPT.get(dag_id)
-    if folded is not None and folded.settings == settings:
-        _KEPT.move_to_end(dag_id)
+    if folded is None or folded.settings != settings:
+        folded = _taken_up(session, dag_id, settings)
+    if folded is not None:
         folded.catch_up(session, dag_id)
         folded.fold(run_rows(session, dag_id, RunQuery(after_id=folded.upto)))
-        return folded
-    folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
-    if not folded.fold_all(session, dag_id):
-        # Runs of a block skipped a fire of the schedule (it changed under them): read again, each join asked.
+    else:
         folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
-        folded.fold_all(session, dag_id, trusting=False)
+        if not folded.fold_all(session, dag_id):
+            # Runs of a block skipped a fire of the schedule (it changed under them): read again, each join asked.
+            folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
+            folded.fold_all(session, dag_id, trusting=False)
     _KEPT[dag_id] = folded
+    _KEPT.move_to_end(dag_id)
     while len(_KEPT) > config.settings().tab_kept_dags:
         _KEPT.popitem(last=False)
     return folded
+
+
+def _snapshot(dag_id: str, folded: _Folded, records: list[RunRecord], blocks: list[RunBlock]) -> Snapshot:
+    runs = len(records) + sum(b.count for b in blocks) + len(folded.in_flight)
+    failed, in_flight = dict(folded.failed), dict(folded.in_flight)
+    upto, newest = folded.upto, folded.builder.newest
+    return Snapshot(dag_id, upto, folded.upto_run_id, runs, newest, records, blocks, failed, in_flight)
+
+
+def _taken_up(session: Session, dag_id: str, settings: Schedule) -> _Folded | None:
+    """The DAG's folded runs as its snapshot on disk holds them, if they were folded for *settings* and the database
+    still holds the runs they were folded from: the run at the highest row id folded, and as many runs up to it (a
+    run deleted since, as ``airflow db clean`` does, makes the runs fold again)."""
+    snapshot = run_snapshot.read(dag_id, settings)
+    if snapshot is None:
+        return None
+    top = [row.run_id for row in run_rows(session, dag_id, RunQuery(ids=(snapshot.upto,)))]
+    counted = sum(run_state_counts(session, dag_id, (), snapshot.upto).values())
+    if top != [snapshot.upto_run_id] or counted != snapshot.runs:
+        return None
+    builder = Blocks(settings.policy(), settings.offset)
+    builder.resume(snapshot.singles, snapshot.blocks, snapshot.newest)
+    upto, failed, in_flight = snapshot.upto, snapshot.failed, snapshot.in_flight
+    return _Folded(settings, builder, upto, failed, in_flight, upto_run_id=snapshot.upto_run_id, saved=upto)
 
 
 def dag_runs(session: Session, dag_id: str, settings: Schedule) -> DagRuns:
@@ -362,6 +368,9 @@ def dag_runs(session: Session, dag_id: str, settings: Schedule) -> DagRuns:
     with _LOCK:
         folded = _up_to_date(session, dag_id, settings)
         records, blocks = folded.builder.finish()
+        if folded.upto and (folded.saved is None or folded.upto - folded.saved >= _SAVE_EVERY):
+            run_snapshot.write(settings, _snapshot(dag_id, folded, records, blocks))
+            folded.saved = folded.upto
         return DagRuns([*records, *folded.in_flight.values()], blocks, folded.version)
 
 

@@ -1,0 +1,167 @@
+"""A DAG's folded runs written to disk, so that an api-server started again (or another of its workers) takes them up
+instead of reading the DAG's whole history: a million runs cost seconds to fold, their snapshot milliseconds to read.
+
+A snapshot is a cache, never the truth: it names the schedule it was folded for and the database row it was folded
+up to, and :mod:`hops_timetable.ui.runs` checks both, and the number of runs up to that row, before taking it up; any
+snapshot that does not read back (another format, a damaged file) is ignored and the runs are folded again. One JSON
+file per DAG in ``[hops_timetable] tab_snapshot_dir`` (docs/deployment.md), written whole and then renamed into
+place, so a reader never sees half of one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from hops_timetable import config
+from hops_timetable.core.coverage import RunBlock, RunRecord
+from hops_timetable.core.schedule import Schedule
+
+FORMAT = 1
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a DAG's folded runs are: the runs kept whole, the blocks, those failed and in flight by row id, the
+    highest row id folded (``upto``, whose run is ``upto_run_id``) and how many runs that covers (``runs``)."""
+
+    dag_id: str
+    upto: int
+    upto_run_id: str
+    runs: int
+    newest: datetime | None
+    singles: list[RunRecord]
+    blocks: list[RunBlock]
+    failed: dict[int, RunRecord]
+    in_flight: dict[int, RunRecord]
+
+
+def read(dag_id: str, settings: Schedule) -> Snapshot | None:
+    """The snapshot of *dag_id*'s runs, if one is on disk, was folded for *settings* and reads back whole."""
+    path = _path(dag_id)
+    if path is None or not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+        if data["format"] != FORMAT or data["dag_id"] != dag_id or data["schedule"] != _schedule(settings):
+            return None
+        return Snapshot(
+            dag_id,
+            int(data["upto"]),
+            str(data["upto_run_id"]),
+            int(data["runs"]),
+            _time(data["newest"]),
+            [_record(r) for r in data["singles"]],
+            [_block(b) for b in data["blocks"]],
+            {int(i): _record(r) for i, r in data["failed"]},
+            {int(i): _record(r) for i, r in data["in_flight"]},
+        )
+    except (OSError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+        _log.warning("Ignoring the tab's snapshot of DAG %r's runs at %s: %s", dag_id, path, exc)
+        return None
+
+
+def write(settings: Schedule, snapshot: Snapshot) -> None:
+    """Put *snapshot*, folded for *settings*, on disk in place of the one before (a failure is logged: the tab works
+    without)."""
+    path = _path(snapshot.dag_id)
+    if path is None:
+        return
+    data = {
+        "format": FORMAT,
+        "dag_id": snapshot.dag_id,
+        "schedule": _schedule(settings),
+        "upto": snapshot.upto,
+        "upto_run_id": snapshot.upto_run_id,
+        "runs": snapshot.runs,
+        "newest": _micros(snapshot.newest),
+        "singles": [_record_row(r) for r in snapshot.singles],
+        "blocks": [_block_row(b) for b in snapshot.blocks],
+        "failed": [[i, _record_row(r)] for i, r in snapshot.failed.items()],
+        "in_flight": [[i, _record_row(r)] for i, r in snapshot.in_flight.items()],
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=".", suffix=".tmp", delete=False) as out:
+            out.write(json.dumps(data, separators=(",", ":")).encode())
+        os.replace(out.name, path)
+    except (OSError, TypeError, ValueError) as exc:
+        _log.warning("Could not write the tab's snapshot of DAG %r's runs to %s: %s", snapshot.dag_id, path, exc)
+
+
+def _schedule(settings: Schedule) -> Any:
+    """The schedule's stored form as JSON reads it back (a snapshot of other settings folded other runs)."""
+    return json.loads(json.dumps(settings.payload()))
+
+
+def _path(dag_id: str) -> Path | None:
+    settings = config.settings()
+    if not settings.tab_snapshots:
+        return None
+    folder = settings.tab_snapshot_dir
+    if not folder:
+        from airflow.configuration import AIRFLOW_HOME
+
+        folder = os.path.join(AIRFLOW_HOME, "hops_timetable", "tab-runs")
+    # A DAG id may hold characters a file name cannot: named by its hash, the id itself inside.
+    return Path(folder) / f"{hashlib.sha256(dag_id.encode()).hexdigest()[:32]}.json"
+
+
+def _micros(value: datetime | None) -> int | None:
+    return None if value is None else (value - _EPOCH) // _MICROSECOND
+
+
+def _time(value: Any) -> datetime | None:
+    return None if value is None else _EPOCH + int(value) * _MICROSECOND
+
+
+def _at(value: Any) -> datetime:
+    found = _time(value)
+    if found is None:
+        raise ValueError("a time that is set is null")
+    return found
+
+
+def _record_row(r: RunRecord) -> list[Any]:
+    times = (r.run_after, r.logical_date, r.data_interval_start, r.data_interval_end, r.queued_at)
+    return [r.run_id, r.run_type, r.state, *map(_micros, times), None if r.conf is None else dict(r.conf)]
+
+
+def _record(row: list[Any]) -> RunRecord:
+    run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
+    if not isinstance(conf, dict | None):
+        raise TypeError(f"a run's conf is a {type(conf).__name__}")
+    logical, start, end, queued = map(_time, (logical_date, start, end, queued_at))
+    return RunRecord(str(run_id), str(run_type), str(state), _at(run_after), logical, start, end, queued, conf)
+
+
+def _block_row(b: RunBlock) -> list[Any]:
+    times = (b.first_start, b.first_fire, b.last_fire)
+    ends = [b.count, _micros(b.first_queued), b.first_id, b.last_id, _micros(b.last_queued)]
+    return [b.run_type, b.state, *map(_micros, times), *ends]
+
+
+def _block(row: list[Any]) -> RunBlock:
+    run_type, state, first_start, first_fire, last_fire, count, first_queued, first_id, last_id, last_queued = row
+    return RunBlock(
+        str(run_type),
+        str(state),
+        _at(first_start),
+        _at(first_fire),
+        _at(last_fire),
+        int(count),
+        _time(first_queued),
+        str(first_id),
+        str(last_id),
+        last_queued=_time(last_queued),
+    )
