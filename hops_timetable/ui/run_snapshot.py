@@ -33,17 +33,20 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Snapshot:
     """What a DAG's folded runs are: the runs kept whole, the blocks, those failed and in flight by row id, the
-    highest row id folded (``upto``, whose run is ``upto_run_id``) and how many runs that covers (``runs``)."""
+    highest row id folded (``upto``, whose run is ``upto_run_id``) and how many runs that covers (:attr:`runs`)."""
 
     dag_id: str
     upto: int
     upto_run_id: str
-    runs: int
     newest: datetime | None
     singles: list[RunRecord]
     blocks: list[RunBlock]
     failed: dict[int, RunRecord]
     in_flight: dict[int, RunRecord]
+
+    @property
+    def runs(self) -> int:
+        return len(self.singles) + sum(b.count for b in self.blocks) + len(self.in_flight)
 
 
 def read(dag_id: str, settings: Schedule) -> Snapshot | None:
@@ -59,7 +62,6 @@ def read(dag_id: str, settings: Schedule) -> Snapshot | None:
             dag_id,
             int(data["upto"]),
             str(data["upto_run_id"]),
-            int(data["runs"]),
             _time(data["newest"]),
             [_record(r) for r in data["singles"]],
             [_block(b) for b in data["blocks"]],
@@ -83,7 +85,6 @@ def write(settings: Schedule, snapshot: Snapshot) -> None:
         "schedule": _schedule(settings),
         "upto": snapshot.upto,
         "upto_run_id": snapshot.upto_run_id,
-        "runs": snapshot.runs,
         "newest": _micros(snapshot.newest),
         "singles": [_record_row(r) for r in snapshot.singles],
         "blocks": [_block_row(b) for b in snapshot.blocks],
@@ -122,14 +123,11 @@ def _micros(value: datetime | None) -> int | None:
 
 
 def _time(value: Any) -> datetime | None:
-    return None if value is None else _EPOCH + int(value) * _MICROSECOND
+    return None if value is None else _at(value)
 
 
 def _at(value: Any) -> datetime:
-    found = _time(value)
-    if found is None:
-        raise ValueError("a time that is set is null")
-    return found
+    return _EPOCH + int(value) * _MICROSECOND  # a null where a time is set is a TypeError: the file is ignored
 
 
 def _record_row(r: RunRecord) -> list[Any]:
@@ -139,10 +137,10 @@ def _record_row(r: RunRecord) -> list[Any]:
 
 def _record(row: list[Any]) -> RunRecord:
     run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
-    if not isinstance(conf, dict | None):
-        raise TypeError(f"a run's conf is a {type(conf).__name__}")
     logical, start, end, queued = map(_time, (logical_date, start, end, queued_at))
-    return RunRecord(str(run_id), str(run_type), str(state), _at(run_after), logical, start, end, queued, conf)
+    return RunRecord(
+        str(run_id), str(run_type), str(state), _at(run_after), logical, start, end, queued, conf and dict(conf)
+    )
 
 
 def _block_row(b: RunBlock) -> list[Any]:
