@@ -1,9 +1,7 @@
 """Helpers for a migration's test suite: prove that Airflow processes the windows Hopsworks processed.
 
-Plain functions over what ``hops-timetable parity`` calls; importing this module never imports Airflow (only
-:func:`dag_file_windows` does, when called; :func:`airflow_windows` needs ``httpx``, which Airflow installs). An
-example test file is in docs/migration.md. :func:`assert_same_windows` and :func:`assert_dag_matches_schedule` raise
-``AssertionError`` listing each differing fire.
+Plain functions over what ``hops-timetable parity`` calls (example in docs/migration.md); importing this module never
+imports Airflow (:func:`dag_file_windows` does when called; :func:`airflow_windows` needs ``httpx``).
 """
 
 from __future__ import annotations
@@ -35,14 +33,13 @@ __all__ = [
     "schedule_windows",
 ]
 
-Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]
-"""A file path, or the JSON already parsed."""
+Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]  # a file path, or the parsed JSON
 
 
 @dataclass(frozen=True)
 class Windows:
-    """One side over ``[start, end)``: its schedule versions and what ran. ``runs`` (each run, its fire and HOPS
-    window) are for a test to inspect; ``outages``, declared, are replayed on both sides."""
+    """One side over ``[start, end)``: its schedule versions and what ran (``runs``, for a test to inspect);
+    ``outages``, declared, are replayed on both sides."""
 
     side: str
     start: datetime
@@ -63,7 +60,6 @@ def _side(
     outages: Sequence[tuple[datetime, datetime]] = (),
     offset_model: str | None = None,
 ) -> tuple[datetime, datetime, tuple[ScheduleVersion, ...], tuple[Event, ...]]:
-    """The range, the schedule's versions and the outages of one side, read and checked."""
     start, end = (as_utc(t) for t in between)
     if end <= start:
         raise ArgumentError("between", between, f"between={between!r} is empty: the end must lie after the start")
@@ -91,9 +87,8 @@ def hopsworks_windows(
     offset_model: str | None = None,
 ) -> Windows:
     """Hopsworks' side: *schedule* (REST / ``to_dict()`` JSON, or ``{"versions": [...]}``) and *executions* (the
-    listing, or a list of pages; a file is read as ``hops-timetable parity`` reads it, a listing or a CSV ledger as
-    its first character says). Raises ``AssertionError`` when the meaning of ``-start_time`` cannot be read from the
-    data and *meaning* is not given."""
+    listing or a list of pages; a file, listing or CSV ledger, read as ``parity`` reads it). ``AssertionError`` when
+    the meaning of ``-start_time`` cannot be read from the data and *meaning* is not given."""
     start, end, versions, events = _side(between, schedule, outages, offset_model)
     if not isinstance(executions, (dict, list)):
         from hops_timetable.cli.parity import read_record
@@ -176,14 +171,14 @@ def _run(
 def compare_windows(
     hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
 ) -> Report:
-    """The fire-by-fire report over Hopsworks' range, as ``hops-timetable parity`` makes it."""
+    """The fire-by-fire report over Hopsworks' range, as ``parity`` makes it."""
     outcome = _run(hopsworks, airflow, accepted)
     assert outcome.report is not None  # hopsworks_windows refused an undecidable meaning already
     return outcome.report
 
 
 def _message(report: Report) -> str:
-    """The verdict and each differing fire, with the detail ``hops-timetable parity`` prints for it."""
+    """The verdict and each differing fire, with ``parity``'s detail."""
     from hops_timetable.cli.parity_report import _detail, _row
 
     lines = [report.verdict()]
@@ -203,8 +198,7 @@ def _message(report: Report) -> str:
 def assert_same_windows(
     hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
 ) -> Report:
-    """Fail, listing each differing fire, unless both sides processed the same windows (exit status 0 of
-    ``parity``); returns the report."""
+    """Fail, listing each differing fire, unless both sides processed the same windows (``parity``'s exit 0)."""
     report = compare_windows(hopsworks, airflow, accepted=accepted)
     if report.exit_status != Verdict.OK:
         raise AssertionError(_message(report))
@@ -220,7 +214,7 @@ def assert_dag_matches_schedule(
     outages: Sequence[tuple[datetime, datetime]] = (),
     offset_model: str | None = None,
 ) -> Report:
-    """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes over
-    *between* (both replayed through *outages*); returns the report."""
+    """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes (both
+    replayed through *outages*)."""
     expected = schedule_windows(schedule, between=between, outages=outages, offset_model=offset_model)
     return assert_same_windows(expected, dag_file_windows(dag_file, dag_id, between=between, outages=outages))

@@ -20,7 +20,7 @@ from hops_timetable.core.validation import ArgumentError
 
 
 def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
-    """Command *name* of ``hops_timetable.cli.<module>``, imported when it runs: ``next`` never loads ``compare``."""
+    """Command *name* of ``hops_timetable.cli.<module>``, imported when it runs."""
 
     def run(args: argparse.Namespace) -> int:
         command: Callable[[argparse.Namespace], int] = getattr(
@@ -32,10 +32,8 @@ def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
 
 
 class _CommandParser(OneLineParser):
-    """One command's parser. The options of a command whose module declares them (``options_of``: ``audit``,
-    ``parity``) are read from that module when the command is parsed or its help shown, so building the parser of
-    every command imports no command module: ``next`` never loads the audit's client, the coverage or the simulator.
-    """
+    """A command's parser; the options of module ``options_of`` are declared only when that command is parsed or
+    its help shown, so ``next`` never loads the audit's client, the coverage or the simulator."""
 
     options_of: str | None = None
 

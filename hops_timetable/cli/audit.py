@@ -1,10 +1,7 @@
 """``hops-timetable audit``: the coverage of HopsworksTimetable DAGs on a live Airflow, and ``--repair``.
 
-Reads through HTTP only: the DAGs' settings from the plugin's ``/hops/api/dags`` (the plugin must be installed on the
-api-server) and their runs; the coverage is :func:`hops_timetable.core.coverage.history`'s, the repair plan
-:mod:`hops_timetable.core.repair`'s. A backfill is written only once Airflow's dry run confirms it creates exactly the
-missing logical dates; a plan of more than ``--max-runs`` runs is refused before anything is written. The text and
-JSON output stay bounded whatever the history's length.
+Reads through HTTP only (the plugin's ``/hops/api/dags`` and the runs). A plan of more than ``--max-runs`` runs is
+refused before anything is written; the output stays bounded whatever the history's length.
 """
 
 from __future__ import annotations
@@ -27,12 +24,9 @@ from hops_timetable.core.window import format_hops_time as _t
 
 __all__ = ["Client", "Settings", "add_arguments", "cmd_audit"]  # Client and Settings: for the parity command
 
-DEFAULT_MAX_RUNS = 100
-"""The most runs ``--repair`` creates without ``--max-runs``."""
-JSON_SPANS = 1_000
-"""The newest gaps, drops, duplicates, overlaps and stretches ``--json`` lists per DAG (with their totals)."""
-SHOWN_PLAN = 10_000
-"""The most runs ``--repair --dry-run`` lists one by one; a larger plan is only counted."""
+DEFAULT_MAX_RUNS = 100  # the most runs --repair creates without --max-runs
+JSON_SPANS = 1_000  # the newest gaps, drops, duplicates, overlaps and stretches --json lists per DAG
+SHOWN_PLAN = 10_000  # the most runs --repair --dry-run lists one by one; a larger plan is only counted
 
 
 @dataclass
@@ -48,8 +42,7 @@ class Audited:
     planned: int = 0  # runs the repair would create, counted before the plan is made
 
     def failed(self, strict: bool) -> bool:
-        """Whether this DAG counts against the exit status: a window that should have run and did not, or ran
-        twice; with *strict*, also a window dropped by design."""
+        """A window missed or run twice; with *strict*, also one dropped by design."""
         return not self.history.ok or (strict and bool(self.history.dropped))
 
     def as_json(self, dry_run: bool) -> dict[str, Any]:
@@ -233,14 +226,13 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
 
 
 def _capped(lines: list[str], what: str, keep: int = 20) -> list[str]:
-    """The newest *keep* of *lines* (the JSON lists all), so the text stays short for any history."""
+    """The newest *keep* of *lines*: the text stays short for any history."""
     if len(lines) <= keep:
         return lines
     return [f"... {len(lines) - keep} older {what} not shown (--json lists all)", *lines[-keep:]]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """Declare ``audit``'s options on its parser (``hops_timetable.cli.app`` reads them when ``audit`` is parsed)."""
     p.add_argument("--api", required=True, help="Airflow's base URL, e.g. http://127.0.0.1:8080")
     p.add_argument("--dag-id", action="append", default=[], help="audit this DAG (repeatable; default: all)")
     p.add_argument("--token", help=f"API token (default ${TOKEN_ENV})")

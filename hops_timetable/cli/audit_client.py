@@ -23,15 +23,13 @@ USERNAME_ENV = "AIRFLOW_API_USERNAME"
 PASSWORD_ENV = "AIRFLOW_API_PASSWORD"
 DEFAULT_TIMEOUT = 30.0  # seconds for each answer of Airflow (audit --timeout)
 _PAGE = 100
-MAX_RUNS_READ = 2_000_000
-"""The most runs of one DAG ``audit`` reads: its memory stays bounded whatever a server claims."""
+MAX_RUNS_READ = 2_000_000  # the most runs of one DAG read: memory stays bounded whatever a server claims
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 
 
 def _busy(response: Any) -> bool:
-    """Whether Airflow refused *response*'s request for a busy database, having written nothing: on SQLite, 503
-    ("Database is locked") where Airflow expects the lock, 500 with ``reason: "Database error"`` where it does not.
-    Either way the transaction was rolled back, so the same request a moment later is safe."""
+    """Whether Airflow refused for a busy SQLite database, having rolled back (so the same request is safe again):
+    503 "Database is locked" where it expects the lock, 500 with ``reason: "Database error"`` where it does not."""
     if response.status_code == 503:
         return "locked" in response.text
     if response.status_code != 500:
@@ -44,8 +42,7 @@ def _busy(response: Any) -> bool:
 
 
 def airflow_time(text: object, name: str = "time") -> datetime | None:
-    """*text*, a time in Airflow's JSON, as aware UTC (``None`` stays ``None``); a time :func:`parse_time`
-    refuses raises :class:`AuditError` naming *name* and the value."""
+    """A time in Airflow's JSON as aware UTC (``None`` stays ``None``); one refused is an :class:`AuditError`."""
     if text is None:
         return None
     try:
@@ -77,8 +74,8 @@ class Client:
         password: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Client:
-        """A client with the token given, or one from logging in with *username* and *password*, or none (were a
-        login needed, the first 401 says so); a credential not given is read from its environment variable."""
+        """A client with the token given, or from logging in, or none (a 401 then says a login is needed); a
+        credential not given is read from its environment variable."""
         token = token or os.environ.get(TOKEN_ENV)
         username = username or os.environ.get(USERNAME_ENV)
         password = password or os.environ.get(PASSWORD_ENV)
@@ -91,16 +88,11 @@ class Client:
             )
         if token:
             return cls(api, token, timeout=timeout)
-        if username and password:
-            return cls(api, cls.login(api, username, password, timeout=timeout), timeout=timeout)
-        if username or password:
+        if bool(username) != bool(password):
             given, missing = ("--username", "--password") if username else ("--password", "--username")
             raise BadInput(f"{given} is given without {missing}: pass both, or --token, or neither", missing)
-        return cls(api, None, timeout=timeout)
-
-    @staticmethod
-    def login(api: str, username: str, password: str, *, timeout: float = DEFAULT_TIMEOUT) -> str:
-        """A token for *username* from Airflow's ``/auth/token``."""
+        if not username:
+            return cls(api, None, timeout=timeout)
         import httpx
 
         try:
@@ -114,7 +106,7 @@ class Client:
         token = response.json().get("access_token")
         if not isinstance(token, str):
             raise AuditError(f"{api[:200]}/auth/token answered without an access_token")
-        return token
+        return cls(api, token, timeout=timeout)
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         # A clean "busy" refusal wrote nothing: sent again after each pause; the last answer is the one judged.
@@ -138,18 +130,15 @@ class Client:
 
     def hops_dags(self) -> list[dict[str, Any]]:
         """The HopsworksTimetable DAGs the token may read, with their settings."""
-        data = self.request("GET", "/hops/api/dags")
-        dags: list[dict[str, Any]] = data["dags"]
+        dags: list[dict[str, Any]] = self.request("GET", "/hops/api/dags")["dags"]
         return dags
 
     def runs(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> list[RunRecord]:
-        """Every run of *dag_id* (see :meth:`run_pages`), in one list."""
         return [run for page in self.run_pages(dag_id, max_runs=max_runs) for run in page]
 
     def run_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
-        """Every run of *dag_id*, a page at a time, each run once: from the plugin's ``/hops/api/dags/{dag_id}/runs``
-        (by row id), else (an older plugin) from :meth:`rest_pages`. More than *max_runs*, or a page that does not
-        move on, is an error."""
+        """Every run of *dag_id*, a page at a time, each run once: from the plugin (by row id), else (an older
+        plugin) from :meth:`rest_pages`. More than *max_runs*, or a page that does not move on, is an error."""
         path = f"/hops/api/dags/{quote(dag_id, safe='')}/runs"
         after, read = 0, 0
         while True:
@@ -181,8 +170,8 @@ class Client:
 
     def rest_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
         """Every run of *dag_id* from Airflow's REST API, oldest first, a page at a time, each run once (runs added
-        while reading may shift a page). The pages must add up to ``total_entries``; a page of runs all read before
-        (a server that ignores ``offset``) or a count beyond *max_runs* is an error, so the loop always ends."""
+        while reading may shift a page). Pages that do not add up to ``total_entries``, repeat (a server ignoring
+        ``offset``) or count beyond *max_runs* are an error, so the loop always ends."""
         path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
         seen: set[str] = set()
         offset = 0
@@ -247,7 +236,7 @@ def _record(item: dict[str, Any]) -> RunRecord:
 
 @dataclass(frozen=True)
 class Settings:
-    """A DAG's schedule as the plugin reports it (``/hops/api/dags``): its id and its :class:`Schedule`."""
+    """A DAG's id and schedule as the plugin reports them (``/hops/api/dags``)."""
 
     dag_id: str
     schedule: Schedule
@@ -258,8 +247,7 @@ class Settings:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Settings:
-        """The settings the plugin wrote (:meth:`Schedule.as_json` with ``dag_id`` and ``is_paused``); what the
-        schedule's validation refuses is Airflow's answer, not the user's input."""
+        """What the schedule's validation refuses here is Airflow's answer, not the user's input."""
         dag_id = data.get("dag_id")
         try:
             schedule = Schedule.from_json(data)

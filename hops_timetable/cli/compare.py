@@ -1,10 +1,8 @@
 """``hops-timetable compare``: this timetable beside Airflow's ``CronDataIntervalTimetable`` and
 ``CronTriggerTimetable`` for the same cron, start, end and catchup. Imports Airflow.
 
-Each timetable is asked as the scheduler asks (``next_dagrun_info_v2`` in a loop under one ``TimeRestriction``), seen
-at one moment *now*; rows are keyed by fire time (``run_after``), marked where the timetables disagree, with the
-reason. Airflow's built-ins read the clock themselves; for a ``--now`` given, their clock is frozen for the
-comparison only (:func:`hops_timetable._compat.frozen_builtin_clock`).
+Each timetable is asked as the scheduler asks (``next_dagrun_info_v2`` in a loop under one ``TimeRestriction``) at
+one moment *now*, the built-ins' clock frozen there when ``--now`` is given; rows are keyed by fire (``run_after``).
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ _HORIZON = datetime(MAX_YEAR + 1, 1, 1, tzinfo=timezone.utc)
 
 @dataclass
 class Row:
-    """One fire time and the data interval each timetable gives it (``None``: no run at that fire)."""
+    """A fire and the data interval each timetable gives it (``None``: no run at that fire)."""
 
     fire: datetime
     intervals: dict[str, tuple[datetime, datetime] | None]
@@ -76,8 +74,7 @@ class Comparison:
         }
 
     def text(self) -> list[str]:
-        """The table within :data:`WIDTH` columns; a cell shows the start of an interval that ends at the fire,
-        both ends of one that does not. A row's reasons go on the lines below it."""
+        """The table within :data:`WIDTH` columns, a row's reasons on the lines below it."""
 
         def cell(fire: datetime, value: tuple[datetime, datetime] | None) -> str:
             if value is None:
@@ -119,8 +116,7 @@ class Comparison:
         ]
 
 
-WIDTH = 100
-"""The widest line of ``compare``'s text output, the table included (its widest row is 92 columns)."""
+WIDTH = 100  # the widest line of the text output (the table's widest row is 92 columns)
 
 
 def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
@@ -128,8 +124,8 @@ def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
 
 
 def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
-    """Up to *n* runs of each timetable for *settings*, seen at *now*, aligned by fire time; with
-    ``freeze_clock=False`` the built-ins use the real clock, which is what *now* should then be."""
+    """Up to *n* runs of each timetable, seen at *now*, aligned by fire; with ``freeze_clock=False`` the built-ins
+    use the real clock, which *now* should then be."""
     from airflow.timetables.base import TimeRestriction, Timetable
     from airflow.timetables.interval import CronDataIntervalTimetable
     from airflow.timetables.trigger import CronTriggerTimetable

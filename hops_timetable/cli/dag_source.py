@@ -18,7 +18,7 @@ from hops_timetable.core.validation import short_repr
 
 
 class GeneratedDag(Protocol):
-    """What a DAG file is generated from: a dag_id, the ``hops_schedule`` arguments, the pause flag, a docstring."""
+    """What a DAG file is generated from."""
 
     @property
     def dag_id(self) -> str: ...
@@ -33,7 +33,6 @@ class GeneratedDag(Protocol):
 
 
 def function_name(dag_id: str) -> str:
-    """The DAG function's name: *dag_id* as an identifier."""
     func = re.sub(r"[^A-Za-z0-9_]", "_", dag_id)
     if not func.isidentifier() or keyword.iskeyword(func):
         func = f"dag_{func}"
@@ -41,7 +40,7 @@ def function_name(dag_id: str) -> str:
 
 
 def call_source(kwargs: Mapping[str, object]) -> str:
-    """The ``hops_schedule(...)`` call, as Python source: every value a literal."""
+    """The ``hops_schedule(...)`` call as Python source."""
     lines = ["hops_schedule("]
     lines += [f"    {key}={_literal(value)}," for key, value in kwargs.items()]
     return "\n".join([*lines, ")"])
@@ -85,7 +84,7 @@ def {func}() -> None:
 
 
 def _string_literal(text: str) -> str:
-    """*text* as Python source: one ``repr`` per line, implicitly concatenated, so it reads as the text does."""
+    """One ``repr`` per line, implicitly concatenated, so the source reads as the text does."""
     lines = text.split("\n")
     if len(lines) == 1:
         return repr(text)
@@ -113,12 +112,9 @@ _TEMPLATE_NAMES = frozenset(
 
 
 def verify_dag_file(source: str, schedule: GeneratedDag) -> None:
-    """Check that *source* is the DAG file of *schedule* and nothing else; raise ``AssertionError`` if not.
-
-    It must parse; its docstring, dag_id and every ``hops_schedule`` argument must equal the schedule's values; and
-    every other string and name in it must come from the fixed template. A name pasted into code would add
-    statements, names or strings and fail here.
-    """
+    """Raise ``AssertionError`` unless *source* is the DAG file of *schedule* and nothing else: its docstring, dag_id
+    and ``hops_schedule`` arguments the schedule's, every other string and name the template's (a name pasted into
+    code would add statements, names or strings)."""
     tree = ast.parse(source)
     func = function_name(schedule.dag_id)
     if ast.get_docstring(tree, clean=False) != schedule.docstring():

@@ -20,8 +20,7 @@ from hops_timetable.core.validation import ArgumentError
 
 def write_dag_files(results: list[ImportedSchedule], output: str, *, force: bool = False) -> list[str]:
     """Write the DAG files of the schedules without errors (to *output* for one, into the directory *output* for
-    several) and return their paths; nothing is written, and :class:`ArgumentError` raised, when a target exists
-    and *force* is false, or when two targets are one file."""
+    several); nothing is written when a target exists without *force*, or two targets are one file."""
     ready = [r for r in results if not r.errors]
     one_file = len(results) == 1 and not os.path.isdir(output) and not output.endswith(os.sep)
     if one_file:

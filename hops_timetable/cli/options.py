@@ -1,5 +1,4 @@
-"""The options the commands share (times, counts, the arguments of ``hops_schedule``) and the parser that reports a
-mistake as one line."""
+"""The options the commands share and the parser that reports a mistake as one line."""
 
 from __future__ import annotations
 
@@ -32,9 +31,8 @@ MAX_EXPAND = 100
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A parser that reports a mistake in one line, takes no abbreviation of a flag (an abbreviation that reads today
-    would change meaning the day another flag starts the same way), and names the flag an unknown one was probably
-    meant to be."""
+    """Reports a mistake in one line, naming the flag an unknown one was probably meant to be; takes no abbreviation
+    (one that reads today would change meaning the day another flag starts the same way)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
@@ -51,8 +49,7 @@ class OneLineParser(argparse.ArgumentParser):
         return super().parse_known_args(*args, **kwargs)
 
     def _refuse_unknown_flags(self, given: Sequence[str]) -> None:
-        """An unknown flag, named before argparse reports anything else (a required option it seems to lack, for
-        one), with the flags it is closest to."""
+        # Before argparse reports anything else, such as a required option the misspelt flag was meant to be.
         known = list(self._option_string_actions)
         for token in given:
             if token == "--":
@@ -70,8 +67,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
-    """A command-line time as aware UTC: the package's date-time grammar, or ``now`` (*now*, the real clock if
-    None); anything else raises :class:`BadInput` naming *flag*."""
+    """A command-line time as aware UTC: the package's date-time grammar, or ``now`` (*now*, default the real
+    clock); anything else raises :class:`BadInput` naming *flag*."""
     if text.strip().lower() == "now":
         return now if now is not None else datetime.now(UTC)
     try:
@@ -94,15 +91,14 @@ def time_range(flag: str, text: str, kind: str, example: str) -> Event:
         raise BadInput(f"{flag} {text!r}: {exc}") from None
 
 
+# The schedule options a --dag-file replaces (--now still applies), and the flag of each schedule argument.
 FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
-"""The schedule options a ``--dag-file`` replaces (``--now`` still applies)."""
 FLAGS = {"cron_expression": "--cron"} | {name: "--" + name.replace("_", "-") for name in FILE_SETTINGS}
-"""The flag of each schedule argument."""
 
 
 def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
-    """The schedule of the shared options, validated as ``hops_schedule`` validates it (clock rules at *now*): one
-    that can never run is refused (exit 2), not previewed as "no runs"."""
+    """The schedule of the shared options, validated as ``hops_schedule`` validates it at *now*: one that can never
+    run is refused, not previewed as "no runs"."""
     schedule = Schedule.build(
         args.cron,
         now=now,

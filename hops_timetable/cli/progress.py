@@ -19,11 +19,10 @@ def _peak_mib() -> int:
 
 
 class Progress:
-    """Steps of a command, each line with the seconds since the start; silent when not *enabled*."""
+    """Steps of ``parity``, each line with the seconds since the start; silent when not *enabled*."""
 
-    def __init__(self, enabled: bool, name: str = "parity") -> None:
+    def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.name = name
         self.began = time.monotonic()
 
     @classmethod
@@ -31,10 +30,9 @@ class Progress:
         return cls(bool(getattr(args, "progress", False)) or sys.stderr.isatty())
 
     def step(self, message: str) -> None:
-        if not self.enabled:
-            return
-        line = f"{self.name}: {message} ({time.monotonic() - self.began:.1f} s, peak {_peak_mib()} MiB)"
-        print(line, file=sys.stderr, flush=True)
+        if self.enabled:
+            line = f"parity: {message} ({time.monotonic() - self.began:.1f} s, peak {_peak_mib()} MiB)"
+            print(line, file=sys.stderr, flush=True)
 
     def count(self, what: str) -> Any:
         """A callback for a loop that calls it every so many items."""
