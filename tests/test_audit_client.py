@@ -181,6 +181,50 @@ def test_credentials_are_optional_for_an_airflow_that_needs_no_login() -> None:
         Client.connect("not a url")
 
 
+def test_a_username_and_password_are_exchanged_for_a_token_at_auth_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from hops_timetable.cli.errors import BadInput
+
+    for name in (audit_client.TOKEN_ENV, audit_client.USERNAME_ENV, audit_client.PASSWORD_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            sent = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            status, body = {
+                ("admin", "pw"): (201, {"access_token": "tok"}),
+                ("viewer", "pw"): (201, {"token_type": "bearer"}),
+            }.get((sent["username"], sent["password"]), (401, {"detail": "Invalid credentials"}))
+            answer = json.dumps(body).encode() if self.path == "/auth/token" else b"{}"
+            self.send_response(status if self.path == "/auth/token" else 404)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    api = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        client = Client.connect(api, username="admin", password="pw")
+        assert client.http.headers["Authorization"] == "Bearer tok"
+        with pytest.raises(AuditError, match=r"login as 'admin' at http://127.0.0.1:\d+//auth/token: HTTP 401"):
+            Client.connect(api, username="admin", password="wrong")
+        with pytest.raises(AuditError, match="/auth/token answered without an access_token"):
+            Client.connect(api, username="viewer", password="pw")
+        with pytest.raises(BadInput, match="--password is given without --username"):
+            Client.connect(api, password="pw")
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(AuditError, match=r"cannot reach http://127\.0\.0\.1"):
+        Client.connect(api, username="admin", password="pw")
+
+
 def test_runs_are_read_from_the_plugin_a_page_at_a_time_else_from_airflows_rest_api() -> None:
     run = {
         "dag_run_id": "scheduled__1",

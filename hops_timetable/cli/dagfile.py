@@ -13,8 +13,7 @@ from hops_timetable.core.window import as_utc
 
 
 def settings_from_dag_file(path: str, dag_id: str) -> Schedule:
-    """The ``hops_schedule`` settings of DAG *dag_id* in the file *path*, parsed as Airflow's dag-processor does;
-    :class:`BadInput` when the file does not import, holds no such DAG, or the DAG is not a HopsworksTimetable's."""
+    """The ``hops_schedule`` settings of DAG *dag_id* in the file *path*, parsed as Airflow's dag-processor does."""
     if not os.path.isfile(path):
         raise BadInput(f"--dag-file {path!r} is not a file")
     # Airflow logs and prints while it loads; the command's output is the preview only.

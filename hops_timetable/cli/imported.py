@@ -1,5 +1,4 @@
-"""The schedules of an export as DAGs to be: each one's dag_id, ``hops_schedule`` arguments, warnings and errors
-(each schedule read by :mod:`hops_timetable.core.export_schedule`)."""
+"""The schedules of an export as DAGs to be: each one's dag_id, ``hops_schedule`` arguments, warnings and errors."""
 
 from __future__ import annotations
 

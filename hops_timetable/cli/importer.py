@@ -1,8 +1,4 @@
-"""``hops-timetable import``: Hopsworks job schedules, as its REST API and Python SDK export them, as DAG files.
-
-Each schedule imported is reported on stdout, each error once on stderr only (exit status 2): a refused schedule gets
-no DAG file and no report on stdout.
-"""
+"""``hops-timetable import``: Hopsworks job schedules, as its REST API and Python SDK export them, as DAG files."""
 
 from __future__ import annotations
 
