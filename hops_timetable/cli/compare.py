@@ -84,19 +84,15 @@ class Comparison:
 
         # The offset holds for every run: said once, below the table, it does not mark every row.
         offset_reason = _offset_reason(self.settings.offset)
-        rows: list[tuple[str, ...]] = []
-        reasons: list[list[str]] = []
-        for r in self.rows:
-            why = [reason for reason in r.reasons if reason != offset_reason]
-            rows.append(
-                ("!" if why else "", format_hops_time(r.fire), *(cell(r.fire, r.intervals[nm]) for nm in NAMES))
-            )
-            reasons.append(why)
+        whys = [[reason for reason in r.reasons if reason != offset_reason] for r in self.rows]
+        rows = [
+            ("!" if why else "", format_hops_time(r.fire), *(cell(r.fire, r.intervals[nm]) for nm in NAMES))
+            for r, why in zip(self.rows, whys, strict=True)
+        ]
         table = render_table(["", "fire (run_after)", *(_short_name(name) for name in NAMES)], rows)
         body = table[:2]
-        for line, why in zip(table[2:], reasons, strict=True):
-            body.append(line)
-            body.extend(_wrap("; ".join(why), "     ", "     ") if why else [])
+        for line, why in zip(table[2:], whys, strict=True):
+            body += [line, *_wrap("; ".join(why), "     ", "     ")]
         s = self.settings
         head = [
             f"{s.cron.source}  start={format_hops_time(s.start) if s.start else 'none'}  "
