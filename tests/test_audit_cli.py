@@ -248,3 +248,22 @@ def test_a_million_fires_are_audited_from_their_runs_with_bounded_output(
     assert "--repair would create 999,976 run(s): more than --max-runs 100, so it would refuse" in out
     assert main([*argv, "--include-dropped", "--max-runs", "1000"]) == 2
     assert airflow.writes() == []
+
+
+def test_a_long_repair_plan_is_listed_by_its_first_and_last_steps(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newest_due = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    airflow.runs = bounded_catchup_history(failed=tuple(newest_due - k * 2 * HOUR for k in range(10)))
+    fires = ["2026-11-30T17:00:00Z", "2026-11-30T19:00:00Z", "2026-11-30T21:00:00Z", "2026-11-30T23:00:00Z"]
+    fires += ["2026-12-01T09:00:00Z", "2026-12-01T11:00:00Z"]
+    steps = [f"  backfill logical date(s) {fire} (1 run(s), reprocess=failed)" for fire in fires]
+    elided = "  ... 4 more step(s) of the same kind (--json lists all)"
+    status, out, _ = run_audit(capsys, "--repair", "--dry-run")
+    plan = out.split("repair plan (dry run, nothing changed):\n")[1].split("\n\n")[0].splitlines()
+    assert status == 3 and plan == [*steps[:4], elided, *steps[4:], "  10 run(s) in all"]
+    status, out, _ = run_audit(capsys, "--repair")
+    plan = out.split("repair:\n")[1].split("\n\n")[0].splitlines()
+    applied = [f"{step}  -> backfill 1" for step in steps]
+    assert plan == [*applied[:4], elided, *applied[4:], "  10 run(s) in all"]
+    assert airflow.writes().count("/api/v2/backfills") == 10

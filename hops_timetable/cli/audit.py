@@ -206,17 +206,14 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
     plan = []
     if item.repair:
         plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
-        shown: list[tuple[int, RepairStep | None]] = list(enumerate(item.repair))
-        if len(shown) > 8:
-            # The JSON lists every step; the text keeps the first and the last few.
-            shown = [*shown[:4], (-1, None), *shown[-2:]]
-        for n, step in shown:
-            if step is None:
-                plan.append(f"  ... {len(item.repair) - 6} more step(s) of the same kind (--json lists all)")
-                continue
-            done = f"  -> {item.applied[n]}" if n < len(item.applied) else ""
-            plan.append(f"  {step.describe()}{done}")
-        plan.append(f"  {runs_in(item.repair)} run(s) in all")
+        steps = [
+            f"  {step.describe()}" + (f"  -> {item.applied[n]}" if n < len(item.applied) else "")
+            for n, step in enumerate(item.repair)
+        ]
+        if len(steps) > 8:  # the JSON lists every step; the text keeps the first and the last few
+            elided = f"  ... {len(steps) - 6} more step(s) of the same kind (--json lists all)"
+            steps = [*steps[:4], elided, *steps[-2:]]
+        plan += [*steps, f"  {runs_in(item.repair)} run(s) in all"]
     elif item.planned:
         plan = ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {SHOWN_PLAN:,})"]
     return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
