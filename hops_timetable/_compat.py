@@ -1,9 +1,8 @@
 """Every place where hops_timetable touches Airflow beyond its public timetable protocol, and every version split.
 
-No other module imports Airflow internals or reads Airflow's version. Airflow modules are imported inside the
-functions that need them (Airflow loads the timetable in every component). What the scheduler hook calls never
-raises: the scheduler would silently stop scheduling the DAG, so a failed look-up answers "unknown" (``None``, or
-"taken").
+Airflow modules are imported inside the functions that need them (Airflow loads the timetable in every component).
+What the scheduler hook calls never raises (the scheduler would silently stop scheduling the DAG): a failed look-up
+answers "unknown" (``None``, or "taken").
 """
 
 from __future__ import annotations
@@ -52,8 +51,7 @@ def serialized_dag(dag_id: str, session: Session) -> Any | None:
 
 
 def time_restriction(dag: Any) -> TimeRestriction:
-    """The ``TimeRestriction`` Airflow schedules the DAG with: the private ``_time_restriction``, the same on the
-    scheduler's DAG class of every 3.x (which itself moved module in 3.1 and 3.2)."""
+    """The ``TimeRestriction`` Airflow schedules the DAG with: the private ``_time_restriction`` of every 3.x."""
     restriction: TimeRestriction = dag._time_restriction
     return restriction
 
@@ -73,8 +71,8 @@ def builtin_next_dagrun_info(
 
 @contextmanager
 def frozen_builtin_clock(now: datetime) -> Iterator[None]:
-    """Make Airflow's cron timetables see *now*: they read the clock through the ``utcnow`` their modules import,
-    which is the only way in. Not thread-safe: for the CLI only."""
+    """Make Airflow's cron timetables see *now* through the ``utcnow`` their modules import (the only way in). Not
+    thread-safe: for the CLI only."""
     import airflow.timetables.interval as interval_module
     import airflow.timetables.trigger as trigger_module
     import pendulum
@@ -107,7 +105,6 @@ def executing_task(context: Mapping[str, Any]) -> Any:
 
 
 def config_value(section: str, option: str) -> str | None:
-    """The text of *option* in *section* of Airflow's configuration, ``None`` when unset."""
     from airflow.configuration import conf
 
     value = conf.get(section, option, fallback=None)
@@ -189,11 +186,9 @@ HAS_REACT_APPS: bool = AIRFLOW_VERSION >= (3, 1)
 
 
 async def api_user(request: Any) -> Any:
-    """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403).
-
-    3.0's ``get_user`` takes the header's token alone and reads no cookie; here it falls back to the session cookie
-    as later minors do, since 3.0's pages are opened by URL in a logged-in browser.
-    """
+    """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403); on 3.0,
+    whose ``get_user`` reads no cookie, falling back to the session cookie as later minors do (3.0's pages are
+    opened by URL in a logged-in browser)."""
     import airflow.api_fastapi.core_api.security
     from airflow.api_fastapi.auth.managers.base_auth_manager import COOKIE_NAME_JWT_TOKEN
 
@@ -236,7 +231,6 @@ def readable_dag_ids(user: Any, session: Session) -> set[str]:
 
 
 def dag_run_table() -> Any:
-    """The metadata database's ``dag_run`` table, for queries that read its columns only."""
     from airflow.models.dagrun import DagRun
 
     return DagRun.__table__

@@ -1,7 +1,6 @@
-"""HopsworksTimetable: Airflow's side of the Hopsworks job scheduler.
+"""HopsworksTimetable: Airflow's timetable protocol mapped onto the core's rules (:mod:`hops_timetable.core.schedule`).
 
-A thin adapter: the core (:mod:`hops_timetable.core.schedule` and what it builds on) holds the rules; this maps
-Airflow's timetable protocol onto them. Contract, for a DAG with start_date S, end_date E and catchup C:
+Contract, for a DAG with start_date S, end_date E and catchup C:
 
 * Each run belongs to a cron fire F: ``run_after = F`` and ``data_interval = [max(previous fire, S), F)``, so Airflow's
   ``logical_date`` is Hopsworks' ``HOPS_LOGICAL_DATE``.
@@ -119,9 +118,8 @@ class HopsworksTimetable(Timetable):
                 f"HopsworksTimetable takes no timezone (got timezone={timezone!r}): Hopsworks evaluates every "
                 "schedule in UTC. Write the cron expression in UTC and drop the timezone argument.",
             )
-        # The clock-dependent rules (it must still fire after now) need the DAG's start: checked only once the
-        # timetable holds the DAG's restriction. The parameters are the schedule's arguments by name (a test holds
-        # the two lists equal), handed on as they are.
+        # "It must still fire after now" needs the DAG's start: checked only once the restriction is held. The
+        # parameters are the schedule's arguments by name (a test holds the two lists equal).
         given = locals()
         schedule = Schedule.build(
             cron_expression,
@@ -142,8 +140,8 @@ class HopsworksTimetable(Timetable):
     def _hold(self, schedule: Schedule) -> None:
         self._schedule = schedule
         self._description = describe(schedule)
-        # The scheduler asks again and again with the same restriction. One (key, policy) attribute: threads never
-        # see a mismatched pair.
+        # The scheduler asks again and again with the same restriction; one (key, policy) pair, so threads never
+        # see a mismatched one.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
 
     @classmethod
@@ -211,7 +209,6 @@ class HopsworksTimetable(Timetable):
         return cls.of(Schedule.from_payload(data))
 
     def validate(self) -> None:
-        """Check the invariants again; a timetable built through ``__init__`` always passes."""
         try:
             self._schedule.validate()
         except ArgumentError as exc:
@@ -243,14 +240,11 @@ class HopsworksTimetable(Timetable):
         return policy
 
     def is_range_request(self, restriction: TimeRestriction) -> bool:
-        """Whether *restriction* asks for a backfill's range rather than being the DAG's own.
+        """Whether *restriction* is a backfill's ``TimeRestriction(from, to, catchup=True)`` rather than the DAG's
+        own (same fields, other meanings: an end date excludes fires, a backfill's ``to`` includes logical dates).
 
-        Airflow asks with the DAG's own restriction when it schedules and with ``TimeRestriction(from, to,
-        catchup=True)`` for a backfill: the same fields with other meanings (an end date excludes fires, a backfill's
-        ``to`` includes logical dates; only the former is bounded). One without latest or with ``catchup=False`` is
-        the DAG's own. A schedule holding the DAG's restriction compares it: only a backfill over exactly
-        ``[start_time, end_time]`` of a ``catchup=True`` DAG with an end date cannot be told, and is bounded. Without
-        one, it is read as the DAG's own, so that a ``catchup=True`` DAG with an end date stays right.
+        Only a schedule holding the DAG's restriction can tell; one over exactly ``[start_time, end_time]`` of a
+        ``catchup=True`` DAG cannot be told and is read as the DAG's own, as is everything without a held restriction.
         """
         held = self._schedule
         if restriction.latest is None or not restriction.catchup or not held.bound:
@@ -316,12 +310,9 @@ class HopsworksTimetable(Timetable):
         return run_id
 
     def next_run_info_from_dag_model(self, *, dag_model: DagModel) -> DagRunInfo | None:
-        """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked after an outage.
-
-        Computed before the outage, the stored run would be one more than Hopsworks makes. With two or more fires
-        due, the catch-up bound is applied again (the stored interval start as the floor); a replacement whose
-        logical date is taken by another run is passed over for the next free fire (perhaps a future one).
-        """
+        """The run the scheduler is about to create from ``DagModel.next_dagrun``, re-checked after an outage: with
+        two or more fires due the catch-up bound is applied again (the stored run would be one more than Hopsworks
+        makes); a replacement whose logical date is taken is passed over for the next free fire."""
         info = super().next_run_info_from_dag_model(dag_model=dag_model)
         stored = _run(info)
         if stored is None:
@@ -359,7 +350,6 @@ class HopsworksTimetable(Timetable):
 
 @functools.lru_cache(maxsize=1 << 16)
 def _deserialize_shared(cls: type[HopsworksTimetable], key: PayloadKey) -> HopsworksTimetable:
-    # A timetable never changes, so one instance per distinct payload serves every DAG storing it (refusals are not
-    # cached). The bound is far above any deployment's distinct schedules: below it each deserialization evicts
-    # another (30x the cost per DAG past 4,096 DAGs when it was 4,096); an entry is about 1.2 KB.
+    # A timetable never changes: one instance per distinct payload serves every DAG storing it (refusals are not
+    # cached). Bounded far above any deployment's distinct schedules (an entry is about 1.2 KB).
     return cls.of(Schedule.from_payload(dict(key[0])))

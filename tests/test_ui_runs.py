@@ -147,7 +147,7 @@ def test_the_runs_route_pages_by_row_id_as_audit_reads_it(session: Any, monkeypa
     runs = [scheduled(h) for h in range(1, 8)] + [manual("manual__m", at(2), at(3))]
     _insert(session, "paged", runs)
     tab_app.app.dependency_overrides[tab_app._user] = lambda: "someone"
-    monkeypatch.setattr(tab_app, "_require_dag", lambda request, user, dag_id, run=False: None)
+    monkeypatch.setattr(tab_app._compat, "require_dag_read", lambda request, user, dag_id, runs=False: None)
     monkeypatch.setattr(tab_app, "_dag", lambda session, dag_id: None)
     try:
         with TestClient(tab_app.app) as client:

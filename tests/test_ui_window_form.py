@@ -211,10 +211,10 @@ def test_the_endpoint_answers_the_rest_body_or_names_the_bad_fields_and_makes_no
     # The DAG as the metadata database would give it: one whose schedule ended a year ago.
     ended = datetime.now(UTC).replace(microsecond=0) - timedelta(days=365)
     schedule = Schedule(QuartzCron("0 0 0 * * ?"), start=ended - timedelta(days=30), end=ended)
-    monkeypatch.setattr(app_module, "_require_dag", lambda *args, **kwargs: None)
+    monkeypatch.setattr(app_module._compat, "require_dag_read", lambda *args, **kwargs: None)
     monkeypatch.setattr(app_module, "_load", lambda session, dag_id: (schedule, False))
     app_module.app.dependency_overrides[app_module._user] = fake_user
-    app_module.app.dependency_overrides[app_module._session] = no_session
+    app_module.app.dependency_overrides[app_module._compat.metadata_session] = no_session
     hops = client(app_module)
     answer = hops.post("/hops/api/dags/etl/window-run", json=WINDOW)
     assert answer.status_code == 200, answer.text

@@ -16,7 +16,7 @@ from hops_timetable.core.legacy_args import (
     check_legacy_args_placed,
     legacy_arguments,
 )
-from hops_timetable.operators.runtime import hops_env, with_hops_env
+from hops_timetable.operators.runtime import HopsFields, hops_env, with_hops_env
 
 
 class _Hops:
@@ -32,7 +32,7 @@ class _Hops:
         return shlex.join(legacy_arguments(operator.legacy_args, operator.hops_values(self._context)))
 
 
-class HopsBashOperator(BashOperator):
+class HopsBashOperator(HopsFields, BashOperator):
     """A BashOperator whose command sees ``HOPS_START_TIME``, ``HOPS_END_TIME`` and ``HOPS_LOGICAL_DATE``.
 
     The values follow :func:`~hops_timetable.operators.hops_env`; ``HOPS_*`` entries in ``env`` count as set by
@@ -46,13 +46,6 @@ class HopsBashOperator(BashOperator):
 
     # The command's ``{{ hops.* }}`` values follow the author's HOPS_* in ``env``: rendered first.
     template_fields = ("env", *(name for name in BashOperator.template_fields if name != "env"))
-    # The rendered ``env`` is sent again after the run, showing the HOPS_* values the command got.
-    overwrite_rtif_after_execution = True
-
-    @classmethod
-    def get_serialized_fields(cls) -> frozenset[str]:
-        # Kept in the serialized DAG, so that the Hopsworks run tab shows the legacy arguments only where passed.
-        return frozenset(super().get_serialized_fields() | {"legacy_args"})  # type: ignore[no-untyped-call]
 
     def __init__(self, *, legacy_args: LegacyArgs | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -9,10 +9,10 @@ from airflow.providers.standard.operators.python import PythonOperator
 
 from hops_timetable._compat import DecoratedOperator, TaskDecorator, task_decorator_factory
 from hops_timetable.core.legacy_args import LegacyArgs, check_legacy_args, legacy_arguments
-from hops_timetable.operators.runtime import hops_env, hops_environ, job_argv
+from hops_timetable.operators.runtime import HopsFields, hops_env, hops_environ, job_argv
 
 
-class HopsPythonOperator(PythonOperator):
+class HopsPythonOperator(HopsFields, PythonOperator):
     """A PythonOperator whose callable finds the ``HOPS_*`` variables in ``os.environ``.
 
     While the callable runs, ``os.environ`` holds exactly the ``HOPS_*`` variables of
@@ -25,13 +25,6 @@ class HopsPythonOperator(PythonOperator):
     """
 
     template_fields = (*PythonOperator.template_fields, "env")
-    # The rendered ``env`` is sent again after the run, showing the HOPS_* values the callable got.
-    overwrite_rtif_after_execution = True
-
-    @classmethod
-    def get_serialized_fields(cls) -> frozenset[str]:
-        # Kept in the serialized DAG, so that the Hopsworks run tab shows the legacy arguments only where passed.
-        return frozenset(super().get_serialized_fields() | {"legacy_args"})  # type: ignore[no-untyped-call]
 
     def __init__(
         self,

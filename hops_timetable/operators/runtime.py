@@ -27,6 +27,18 @@ _log = logging.getLogger(__name__)
 _ENV_ATTRIBUTES = ("env", "env_vars", "environment")
 
 
+class HopsFields:
+    """What the Hops operators add to Airflow's: ``legacy_args`` kept in the serialized DAG (the run tab shows the
+    legacy arguments only where passed), and the rendered ``env`` sent again after the run, with the HOPS_* values
+    the job got."""
+
+    overwrite_rtif_after_execution = True
+
+    @classmethod
+    def get_serialized_fields(cls) -> frozenset[str]:
+        return frozenset(super().get_serialized_fields() | {"legacy_args"})  # type: ignore[misc]
+
+
 def _dag_timetable(context: Mapping[str, Any]) -> HopsworksTimetable | None:
     dag = context.get("dag")
     if dag is None:

@@ -12,7 +12,6 @@ import dataclasses
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path as PathLib
 from typing import TYPE_CHECKING, Annotated, Any
@@ -56,14 +55,6 @@ app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 async def _user(request: Request) -> Any:
     return await _compat.api_user(request)
-
-
-def _require_dag(request: Request, user: Any, dag_id: str, run: bool = False) -> None:
-    _compat.require_dag_read(request, user, dag_id, runs=run)
-
-
-def _session() -> Iterator[Session]:
-    yield from _compat.metadata_session()
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -171,7 +162,7 @@ def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool 
 
 
 UserDep = Annotated[Any, Depends(_user)]
-SessionArg = Annotated[Any, Depends(_session)]
+SessionArg = Annotated[Any, Depends(_compat.metadata_session)]
 
 
 @app.get("/api/dags")
@@ -193,7 +184,7 @@ PageArg = Annotated[int, Query(ge=0, le=10**9, description="0: the newest fires;
 @app.get("/api/dags/{dag_id}")
 def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> JSONResponse:
     """One DAG's settings, next windows and coverage, as the tab shows them, one page of fires at a time."""
-    _require_dag(request, user, dag_id)
+    _compat.require_dag_read(request, user, dag_id)
     settings, paused, built, nxt = _coverage(session, dag_id, page)
     # Plain JSON already: FastAPI's encoder would cost more per page than working it out.
     return JSONResponse(
@@ -212,7 +203,7 @@ def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, 
 
 @app.get("/dags/{dag_id}", response_class=HTMLResponse)
 def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> str:
-    _require_dag(request, user, dag_id)
+    _compat.require_dag_read(request, user, dag_id)
     settings, paused, built, nxt = _coverage(session, dag_id, page)
     return dag_page(dag_id, settings, built, nxt, paused)
 
@@ -241,7 +232,7 @@ def runs_page(
 ) -> JSONResponse:
     """The DAG's runs in the order Airflow made them, *limit* after row *after*, with the next page's ``after``
     (``null`` at the end): what ``audit`` reads, in the fields of Airflow's ``GET /api/v2/dags/{dag_id}/dagRuns``."""
-    _require_dag(request, user, dag_id, run=True)
+    _compat.require_dag_read(request, user, dag_id, runs=True)
     _dag(session, dag_id)
     rows = list(tab_runs.raw_run_rows(session, dag_id, after_id=after, limit=limit))
 
@@ -269,13 +260,13 @@ def runs_page(
 
 @app.get("/api/dags/{dag_id}/runs/{run_id}")
 def run_data(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
-    _require_dag(request, user, dag_id, run=True)
+    _compat.require_dag_read(request, user, dag_id, runs=True)
     return run_json(dag_id, _run(session, dag_id, run_id))
 
 
 @app.get("/dags/{dag_id}/runs/{run_id}", response_class=HTMLResponse)
 def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
-    _require_dag(request, user, dag_id, run=True)
+    _compat.require_dag_read(request, user, dag_id, runs=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
 
 
@@ -295,7 +286,7 @@ def spans(
     limit: LimitArg = 50,
 ) -> dict[str, Any]:
     """The gaps, or the ranges dropped by design, over the whole history, the newest first."""
-    _require_dag(request, user, dag_id)
+    _compat.require_dag_read(request, user, dag_id)
     hist = _coverage(session, dag_id, 0)[2].history
     found = hist.gaps if kind == "gaps" else hist.dropped
     newest = found[::-1][offset : offset + limit]
@@ -306,7 +297,7 @@ def spans(
 def window_runs(
     dag_id: str, request: Request, user: UserDep, session: SessionArg, offset: OffsetArg = 0, limit: LimitArg = 10
 ) -> dict[str, Any]:
-    _require_dag(request, user, dag_id, run=True)
+    _compat.require_dag_read(request, user, dag_id, runs=True)
     settings, _ = _load(session, dag_id)
     policy = settings.policy()
     manual = tab_runs.run_rows(session, dag_id, tab_runs.RunQuery(run_types=("manual",)))
@@ -328,7 +319,7 @@ async def _body(request: Request) -> bytes:
 async def window_run(dag_id: str, request: Request, user: UserDep, session: SessionArg) -> JSONResponse:
     """The body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for the posted window, or 422 naming each bad
     field. No run is made: the browser sends it with the user's own login (:mod:`hops_timetable.ui.window_form`)."""
-    _require_dag(request, user, dag_id)
+    _compat.require_dag_read(request, user, dag_id)
     settings, _ = _load(session, dag_id)
     try:
         conf = window_form.window_conf(await _body(request))
