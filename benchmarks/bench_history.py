@@ -28,7 +28,7 @@ from typing import Any
 from hops_timetable.core.coverage import RunRecord, coverage, history
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.ui.render import build_page, dag_page, page_json
+from hops_timetable.ui.render import build_page, dag_data, dag_page
 
 UTC = timezone.utc
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -126,7 +126,8 @@ def page_points(quick: bool) -> Iterator[Point]:
 
             def page(s: Schedule = settings, r: list[RunRecord] = runs, t: datetime = now) -> tuple[str, str]:
                 built = build_page(s, r, t)
-                return dag_page("d", s, built, [], False), json.dumps(page_json("d", built))
+                data = dag_data("d", s, False, built, [])
+                return dag_page(data), json.dumps(data)
 
             seconds, (html, data) = _timed(page, 1 if n > 10**4 else 3)
             goal = f"< {PAGE_BUDGET:,} B" + (f", < {PAGE_SECONDS * 1000:.0f} ms" if name == "bounded" else "")

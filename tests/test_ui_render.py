@@ -17,7 +17,7 @@ from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.schedule_words import sentences as schedule_in_words
 from hops_timetable.core.window import window_rule
-from hops_timetable.ui.render import PAGE_FIRES, build_page, dag_page, page_json
+from hops_timetable.ui.render import PAGE_FIRES, build_page, dag_data, dag_page, page_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
 UTC = timezone.utc
@@ -52,7 +52,7 @@ def test_run_ids_and_conf_values_are_escaped() -> None:
     ]
     now = START + timedelta(hours=1, minutes=5)
     built = build_page(settings(), runs, now)
-    page = dag_page(hostile, settings(), built, upcoming_windows(policy, False, None, None, now, 2), False)
+    page = dag_page(dag_data(hostile, settings(), False, built, upcoming_windows(policy, False, None, None, now, 2)))
     assert hostile not in page
     assert "&lt;script&gt;" in page
     assert 'id="verdict"' in page
@@ -71,7 +71,7 @@ def test_run_links_and_the_way_back_stay_inside_the_tab_under_any_root_airflow_i
         for run_id in run_ids
     ]
     now = START + timedelta(hours=1, minutes=5)
-    page = dag_page(dag_id, settings(), build_page(settings(), runs, now), [], False)
+    page = dag_page(dag_data(dag_id, settings(), False, build_page(settings(), runs, now), []))
     links = _links(page)
     assert len(links) == len(run_ids), page
     # Airflow's UI sandboxes the tab's iframe without allow-top-navigation: a link must not try to leave it.
@@ -123,7 +123,7 @@ def test_a_million_fires_of_history_make_pages_of_bounded_size_with_links_to_old
     newest = build_page(settings, runs, now)
     assert newest.history.fires == 1_000_400 and newest.pages == -(-1_000_400 // PAGE_FIRES)
     assert len(newest.coverage.fires) == PAGE_FIRES and newest.coverage.fires[-1].fire == START + 1_000_400 * MINUTE
-    html = dag_page("d", settings, newest, [], False)
+    html = dag_page(dag_data("d", settings, False, newest, []))
     assert len(html.encode()) < BUDGET
     assert '<a id="older" href="?page=1">' in html and 'id="newer"' not in html
     # The bound dropped the 1,000,000 - 24 fires before the replayed ones, 2 minutes of them covered by the conf
@@ -138,6 +138,9 @@ def test_a_million_fires_of_history_make_pages_of_bounded_size_with_links_to_old
     assert dropped[-1][1] == "2026-01-01T00:01:00Z"
     data = page_json("d", newest)
     assert len(json.dumps(data).encode()) < BUDGET
+    # Every seventh run failed: 60 gaps, 28 among the page's 200 fires. The plain page lists those and counts all,
+    # as the tab does.
+    assert (len(data["gaps"]), data["gaps_total"]) == (28, 60) and "<p>32 more not listed here.</p>" in html
     assert data["page"] == {
         "number": 0,
         "pages": newest.pages,
@@ -152,7 +155,7 @@ def test_a_million_fires_of_history_make_pages_of_bounded_size_with_links_to_old
     for number in (1, 2_500, newest.pages - 1, newest.pages + 5):
         page = build_page(settings, runs, now, number)
         assert page.number == min(number, newest.pages - 1)
-        assert len(dag_page("d", settings, page, [], False).encode()) < BUDGET
+        assert len(dag_page(dag_data("d", settings, False, page, [])).encode()) < BUDGET
         assert len(json.dumps(page_json("d", page)).encode()) < BUDGET
     oldest = build_page(settings, runs, now, newest.pages - 1)
     assert oldest.coverage.fires[0].fire == START + MINUTE and oldest.older == []
@@ -212,7 +215,7 @@ def _window(start: datetime, end: datetime) -> dict[str, object]:
 
 def test_dates_in_tables_are_single_unwrapped_cells() -> None:
     settings_, runs, now = _hourly_with_conf_windows()
-    html = dag_page("d", settings_, build_page(settings_, runs, now), [], False)
+    html = dag_page(dag_data("d", settings_, False, build_page(settings_, runs, now), []))
     cells = re.findall(r"<td([^>]*)>([^<]*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ[^<]*)</td>", html)
     assert len(cells) > 60 * 4
     assert all('class="mono"' in attrs for attrs, _ in cells), [c for c in cells if "mono" not in c[0]][:3]
@@ -222,7 +225,7 @@ def test_dates_in_tables_are_single_unwrapped_cells() -> None:
 def test_the_plain_pages_follow_the_browsers_colours_and_fetch_nothing() -> None:
     settings_, runs, now = _hourly_with_conf_windows()
     for html in (
-        dag_page("d", settings_, build_page(settings_, runs, now), [], False),
+        dag_page(dag_data("d", settings_, False, build_page(settings_, runs, now), [])),
         run_page("d", RunFacts(run_window(runs[0], None), "scheduler")),
     ):
         assert "color-scheme:light dark" in html and "<script" not in html

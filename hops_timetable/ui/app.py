@@ -32,12 +32,11 @@ from hops_timetable.core.coverage import (
 )
 from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.schedule_words import sentences
-from hops_timetable.core.window import as_utc, format_hops_time
+from hops_timetable.core.window import as_utc
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui import window_form
-from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_page, page_json
+from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_data, dag_page, settings_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
 if TYPE_CHECKING:
@@ -97,11 +96,6 @@ def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
         if mode in LEGACY_ARG_MODES:
             modes.setdefault(mode, []).append(str(task.task_id))
     return modes
-
-
-def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
-    """The settings as ``audit`` reads them back."""
-    return {**settings.as_json(), "is_paused": paused}
 
 
 # The pages worked out (``[hops_timetable] tab_kept_pages`` of them, the most recently shown), each until its DAG's
@@ -185,27 +179,14 @@ PageArg = Annotated[int, Query(ge=0, le=10**9, description="0: the newest fires;
 def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> JSONResponse:
     """One DAG's settings, next windows and coverage, as the tab shows them, one page of fires at a time."""
     _compat.require_dag_read(request, user, dag_id)
-    settings, paused, built, nxt = _coverage(session, dag_id, page)
     # Plain JSON already: FastAPI's encoder would cost more per page than working it out.
-    return JSONResponse(
-        {
-            "dag_id": dag_id,
-            "settings": settings_json(settings, paused),
-            "words": sentences(settings, paused),
-            "upcoming": [
-                {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
-                for fire, start, w in nxt
-            ],
-            "coverage": page_json(dag_id, built),
-        }
-    )
+    return JSONResponse(dag_data(dag_id, *_coverage(session, dag_id, page)))
 
 
 @app.get("/dags/{dag_id}", response_class=HTMLResponse)
 def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> str:
     _compat.require_dag_read(request, user, dag_id)
-    settings, paused, built, nxt = _coverage(session, dag_id, page)
-    return dag_page(dag_id, settings, built, nxt, paused)
+    return dag_page(dag_data(dag_id, *_coverage(session, dag_id, page)))
 
 
 def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:

@@ -1,9 +1,9 @@
-"""One page of a DAG's coverage (:func:`build_page`) as JSON for the tab's React app (:func:`page_json`), and as
-the plain page of Airflow 3.0 (:func:`dag_page`), where every value from a DAG, a run or its ``conf`` is escaped."""
+"""One page of a DAG's coverage (:func:`build_page`) as the tab's JSON (:func:`dag_data`), and that JSON as the plain
+page of Airflow 3.0 (:func:`dag_page`), where every value from a DAG, a run or its ``conf`` is escaped."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from html import escape
@@ -45,16 +45,12 @@ def status_class(fire: FireCoverage) -> str:
     return "skipped" if fire.by_design else "missed"
 
 
-def _t(value: datetime | None) -> str:
-    return "" if value is None else format_hops_time(value)
+def _mono(value: str) -> str:
+    return f'<td class="mono">{escape(value)}</td>'
 
 
-def _mono(value: datetime | None) -> str:
-    return f'<td class="mono">{escape(_t(value))}</td>'
-
-
-def _interval(start: datetime | None, end: datetime | None) -> str:
-    return f'<td class="mono">[{escape(_t(start))}, {escape(_t(end))})</td>'
+def _interval(start: str, end: str) -> str:
+    return f'<td class="mono">[{escape(start)}, {escape(end)})</td>'
 
 
 def _table(table_id: str, head: Sequence[str], rows: str) -> str:
@@ -70,34 +66,34 @@ def _run_link(dag_id: str, run_id: str) -> str:
     return f'<a href="{escape(href)}">{escape(run_id)}</a>'
 
 
-def _fire_table(cov: Coverage, dag_id: str) -> str:
+def _fire_table(cov: Mapping[str, Any], dag_id: str) -> str:
     rows = []
-    for f in reversed(cov.fires):
-        env = f.window.as_env()
-        runs = ", ".join(_run_link(dag_id, r) for r in f.run_ids)
-        covered = "" if f.decision is Decision.CREATED or not f.covered else " (window covered by another run)"
+    for f in reversed(cov["fires"]):
+        runs = ", ".join(_run_link(dag_id, r) for r in f["run_ids"])
+        covered = " (window covered by another run)" if f["decision"] != Decision.CREATED and f["covered"] else ""
         rows.append(
-            f'<tr data-fire="{escape(_t(f.fire))}" data-status="{escape(f.status)}">{_mono(f.fire)}'
-            f"<td>{escape(f.status)}{escape(covered)}</td>"
-            f"{_interval(f.interval_start, f.fire)}"
-            + "".join(f'<td class="mono">{escape(env[key])}</td>' for key in env)
+            f'<tr data-fire="{escape(f["fire"])}" data-status="{escape(f["status"])}">{_mono(f["fire"])}'
+            f"<td>{escape(f['status'])}{escape(covered)}</td>"
+            f"{_interval(f['data_interval_start'], f['data_interval_end'])}"
+            + "".join(_mono(f[key]) for key in HOPS_ENV_KEYS)
             + f'<td class="mono">{runs}</td></tr>'
         )
     head = ("fire", "status", "Airflow data interval", *HOPS_ENV_KEYS, "runs")
     return _table("fires", head, "".join(rows))
 
 
-def _spans_table(title: str, table_id: str, spans: Sequence[Span]) -> str:
-    """At most :data:`SPAN_ROWS` of *spans*, the newest first, and how many there are in all."""
-    items = list(spans[-SPAN_ROWS:])[::-1]
+def _spans_table(title: str, cov: Mapping[str, Any], table_id: str) -> str:
+    """The page's *table_id* spans (at most :data:`SPAN_ROWS`), the newest first, and how many there are in all."""
+    items = cov[table_id][::-1]
     if not items:
         return ""
-    more = f"<p>{len(spans) - len(items):,} more not listed here.</p>" if len(spans) > len(items) else ""
+    total = cov[f"{table_id}_total"]
+    more = f"<p>{total - len(items):,} more not listed here.</p>" if total > len(items) else ""
     # A range dropped by design has no run: no empty column for it.
     runs = table_id != "dropped"
     rows = "".join(
-        f"<tr>{_mono(s.start)}{_mono(s.end)}<td>{escape(', '.join(s.reasons))}</td>"
-        + (f'<td class="mono">{escape(", ".join(s.run_ids))}</td>' if runs else "")
+        f"<tr>{_mono(s['start'])}{_mono(s['end'])}<td>{escape(', '.join(s['reasons']))}</td>"
+        + (f'<td class="mono">{escape(", ".join(s["run_ids"]))}</td>' if runs else "")
         + "</tr>"
         for s in items
     )
@@ -117,11 +113,11 @@ class DagPage:
     kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # shared by a copy at another now
 
     @property
-    def summary(self) -> list[_Summary]:
+    def summary(self) -> list[dict[str, Any]]:
         """The older history in at most about :data:`HISTORY_ROWS` rows, worked out once."""
         if "summary" not in self.kept:
             self.kept["summary"] = _summary(self.older)
-        rows: list[_Summary] = self.kept["summary"]
+        rows: list[dict[str, Any]] = self.kept["summary"]
         return rows
 
 
@@ -159,44 +155,20 @@ def _near(page: DagPage, spans: Iterable[Span]) -> list[Span]:
     return [s for s in spans if _meets(page, s.start, s.end)]
 
 
-def _pager(page: DagPage) -> str:
+def _pager(page: Mapping[str, Any]) -> str:
     """Links to the newer and the older pages, relative to this page, so they hold under any root."""
-    links = []
-    if page.number > 0:
+    number, pages, links = page["number"], page["pages"], []
+    if number > 0:
         links.append('<a id="newest" href="?page=0">newest fires</a>')
-        links.append(f'<a id="newer" href="?page={page.number - 1}">newer</a>')
-    if page.number + 1 < page.pages:
-        links.append(f'<a id="older" href="?page={page.number + 1}">older</a>')
-        links.append(f'<a id="oldest" href="?page={page.pages - 1}">oldest fires</a>')
-    where = f"page {page.number + 1:,} of {page.pages:,} ({page.history.fires:,} fires in all)"
+        links.append(f'<a id="newer" href="?page={number - 1}">newer</a>')
+    if number + 1 < pages:
+        links.append(f'<a id="older" href="?page={number + 1}">older</a>')
+        links.append(f'<a id="oldest" href="?page={pages - 1}">oldest fires</a>')
+    where = f"page {number + 1:,} of {pages:,} ({page['fires_total']:,} fires in all)"
     return f'<p class="pager" id="pages">{where} {" ".join(links)}</p>'
 
 
-@dataclass(frozen=True)
-class _Summary:
-    """One row of the older history: fires ``first`` .. ``last``, counted by status."""
-
-    first: datetime
-    last: datetime
-    counts: dict[str, int]
-
-    def words(self) -> str:
-        total = sum(self.counts.values())
-        if len(self.counts) == 1:
-            return f"{total:,} window(s) {next(iter(self.counts))}"
-        listed = ", ".join(f"{n:,} {why}" for why, n in sorted(self.counts.items(), key=lambda kv: -kv[1]))
-        return f"{total:,} window(s): {listed}"
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "first": _t(self.first),
-            "last": _t(self.last),
-            "count": sum(self.counts.values()),
-            "by_status": self.counts,
-        }
-
-
-def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[_Summary]:
+def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[dict[str, Any]]:
     """At most about *rows* rows for *stretches*, newest first: the largest stretches keep a row of their own and
     the stretches between two of them share one, counted by status, so a long drop always reads as one line."""
     keep = set(sorted(range(len(stretches)), key=lambda i: -stretches[i].count)[: max(rows // 2, 1)])
@@ -211,63 +183,88 @@ def _summary(stretches: Sequence[Stretch], rows: int = HISTORY_ROWS) -> list[_Su
         counts: dict[str, int] = {}
         for m in group:
             counts[m.sample.status] = counts.get(m.sample.status, 0) + m.count
-        out.append(_Summary(group[0].first, group[-1].last, counts))
+        first, last = format_hops_time(group[0].first), format_hops_time(group[-1].last)
+        out.append({"first": first, "last": last, "count": sum(counts.values()), "by_status": counts})
     return out[::-1]
 
 
-def _older_table(page: DagPage) -> str:
-    if not page.older:
+def _older_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    if not rows:
         return ""
-    rows = "".join(
-        f'<tr data-status="{escape(next(iter(row.counts)) if len(row.counts) == 1 else "mixed")}">'
-        f'{_mono(row.first)}{_mono(row.last)}<td class="num">{sum(row.counts.values()):,}</td>'
-        f"<td>{escape(row.words())}</td></tr>"
-        for row in page.summary
-    )
+    html = []
+    for row in rows:
+        counts, total = row["by_status"], row["count"]
+        words = ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        words = f"{total:,} window(s) {next(iter(counts))}" if len(counts) == 1 else f"{total:,} window(s): {words}"
+        html.append(
+            f'<tr data-status="{escape(next(iter(counts)) if len(counts) == 1 else "mixed")}">'
+            f'{_mono(row["first"])}{_mono(row["last"])}<td class="num">{total:,}</td><td>{escape(words)}</td></tr>'
+        )
     head = ("from fire", "to fire", "windows", "what happened")
-    return f"<h2>Older history</h2>{_table('history', head, rows)}"
+    return f"<h2>Older history</h2>{_table('history', head, ''.join(html))}"
 
 
-def dag_page(
+def dag_data(
     dag_id: str,
     settings: Schedule,
+    paused: bool | None,
     page: DagPage,
     upcoming: Sequence[tuple[datetime, datetime, HopsWindow]],
-    paused: bool | None,
-) -> str:
-    """The DAG tab: schedule in words, the next windows, the verdict, one page of fires with the spans among them,
-    and the older history summarized."""
-    cov = page.coverage
-    hist = page.history
-    words = "".join(f"<li>{escape(line)}</li>" for line in sentences(settings, paused))
+) -> dict[str, Any]:
+    """The DAG as the tab shows it: its settings (as ``audit`` reads them back) and in words, the next windows, and
+    one page of its coverage (:func:`page_json`)."""
+    return {
+        "dag_id": dag_id,
+        "settings": settings_json(settings, paused),
+        "words": sentences(settings, paused),
+        "upcoming": [
+            {"fire": format_hops_time(fire), "data_interval_start": format_hops_time(start), **w.as_env()}
+            for fire, start, w in upcoming
+        ],
+        "coverage": page_json(dag_id, page),
+    }
+
+
+def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
+    return {**settings.as_json(), "is_paused": paused}
+
+
+def dag_page(data: Mapping[str, Any]) -> str:
+    """The plain page of :func:`dag_data`: schedule in words, the next windows, the verdict, one page of fires with
+    the spans among them, and the older history summarized."""
+    dag_id, cov = data["dag_id"], data["coverage"]
+    words = "".join(f"<li>{escape(line)}</li>" for line in data["words"])
     nxt = "".join(
-        f"<tr>{_mono(fire)}{_interval(start, fire)}{_mono(w.start)}{_mono(w.end)}{_mono(w.logical_date)}</tr>"
-        for fire, start, w in upcoming
+        f"<tr>{_mono(w['fire'])}{_interval(w['data_interval_start'], w['fire'])}"
+        + "".join(_mono(w[key]) for key in HOPS_ENV_KEYS)
+        + "</tr>"
+        for w in data["upcoming"]
     )
     head = ("fire", "Airflow data interval", *HOPS_ENV_KEYS)
-    upcoming_html = _table("upcoming", head, nxt) if upcoming else "<p>No further fires.</p>"
-    title = "Every fire" if page.pages == 1 else "Fires of this page"
+    upcoming_html = _table("upcoming", head, nxt) if nxt else "<p>No further fires.</p>"
+    title = "Every fire" if cov["page"]["pages"] == 1 else "Fires of this page"
     body = (
         f"<h1>Hopsworks schedule of {escape(dag_id)}</h1>"
         f'<ul class="words" id="schedule">{words}</ul>'
         f"<h2>Next windows</h2>{upcoming_html}"
         "<p>Airflow 3.0 shows no plugin tab; from 3.1 on this is the DAG's Hopsworks tab, with a form to run the "
         f"DAG with a time window. Here, Airflow's Trigger form takes the window ({START_PARAM}, {END_PARAM}).</p>"
-        f"<h2>Coverage up to {escape(_t(hist.now))}</h2>"
-        f'<p id="verdict">{escape(hist.verdict())}</p>'
-        f"{_pager(page)}"
-        f"{_spans_table('Gaps', 'gaps', cov.gaps)}"
-        f"{_spans_table('Windows processed more than once', 'duplicates', _near(page, cov.duplicates))}"
-        f"{_spans_table('Overlaps', 'overlaps', _near(page, cov.overlaps))}"
-        f"{_spans_table('Dropped by design', 'dropped', cov.dropped)}"
+        f"<h2>Coverage up to {escape(cov['now'])}</h2>"
+        f'<p id="verdict">{escape(cov["verdict"])}</p>'
+        f"{_pager(cov['page'])}"
+        f"{_spans_table('Gaps', cov, 'gaps')}"
+        f"{_spans_table('Windows processed more than once', cov, 'duplicates')}"
+        f"{_spans_table('Overlaps', cov, 'overlaps')}"
+        f"{_spans_table('Dropped by design', cov, 'dropped')}"
         f"<h2>{title}</h2>{_fire_table(cov, dag_id)}"
-        f"{_older_table(page)}"
+        f"{_older_table(cov['history'])}"
     )
     return _page(f"Hopsworks: {dag_id}", body)
 
 
 def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
-    """The JSON twin of :func:`dag_page`'s coverage part, bounded like the page."""
+    """One page of the DAG's coverage, bounded: the spans that meet its fires, the newest :data:`SPAN_ROWS` of each
+    (``*_total``: how many there are)."""
     hist = page.history
     on_page = {r for f in page.coverage.fires for r in f.run_ids}
 
@@ -277,11 +274,12 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
 
     # Only what meets this page is written (the runs of its fires, and those whose window meets theirs): the whole
     # history's runs, overlaps and duplicates grow with it.
+    duplicates, overlaps = _near(page, page.coverage.duplicates), _near(page, page.coverage.overlaps)
     cov = replace(
         page.coverage,
         runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :],
-        duplicates=_near(page, page.coverage.duplicates)[-SPAN_ROWS:],
-        overlaps=_near(page, page.coverage.overlaps)[-SPAN_ROWS:],
+        duplicates=duplicates[-SPAN_ROWS:],
+        overlaps=overlaps[-SPAN_ROWS:],
     )
     data = cov.as_json()
     for shown, fire in zip(data["fires"], cov.fires, strict=True):
@@ -297,6 +295,8 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
             "dropped": data["dropped"][-SPAN_ROWS:],
             "gaps_total": len(hist.gaps),
             "dropped_total": len(hist.dropped),
+            "duplicates_total": len(duplicates),
+            "overlaps_total": len(overlaps),
             "page": {
                 "number": page.number,
                 "pages": page.pages,
@@ -305,7 +305,7 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
                 "newer": None if page.number == 0 else f"?page={page.number - 1}",
                 "older": None if page.number + 1 >= page.pages else f"?page={page.number + 1}",
             },
-            "history": [row.as_json() for row in page.summary],
+            "history": page.summary,
         }
     )
     return data
