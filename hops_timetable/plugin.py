@@ -34,9 +34,8 @@ def _apps() -> list[dict[str, Any]]:
 
 
 def _react_apps() -> list[dict[str, Any]]:
-    """The tab on each DAG's and each run's page, from Airflow 3.1 on: one bundle, which tells a run's page by its
-    ``runId``. A rooted URL (3.1-3.2 resolve it against their script, 3.3 on against the page), with the bundle's
-    digest so that a browser loads a new one after an upgrade."""
+    """The tab on each DAG's and each run's page, from Airflow 3.1 on: one bundle at a rooted URL (3.1-3.2 resolve it
+    against their script, 3.3 on against the page), with its digest so that a browser loads a new one on upgrade."""
     from hops_timetable import _compat
     from hops_timetable.ui.app import BUNDLE, URL_PREFIX
 

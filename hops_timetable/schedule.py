@@ -33,16 +33,11 @@ def hops_schedule(
 
     ``start_time=None`` means "from now on", as in Hopsworks. Dates must be timezone-aware. Every argument is
     validated here, so a mistake fails the DAG import with a message instead of silently stopping the scheduler.
-
-    ``trigger_form=True`` also returns ``params`` that give Airflow's Trigger form optional HOPS window fields
-    (:func:`hops_window_params`), which become the run's ``conf["hops_window"]`` (the Hopsworks tab's form needs
-    none). Off by default: Airflow copies and validates DAG params for every task, which made the dag-processor's
-    work per file 2.0x (1 task) to 6.7x (50 tasks) that of Airflow's cron timetables instead of 0.69-0.96x
-    (docs/performance.md).
+    ``trigger_form=True`` also returns the ``params`` of :func:`hops_window_params`; off by default, as Airflow copies
+    and validates DAG params for every task (a cost measured in docs/performance.md).
     """
     given = locals()
-    # A DAG's catchup is True or False (the timetable also accepts None); every other argument is the schedule's,
-    # validated once by the timetable, which then holds the DAG's restriction.
+    # A DAG's catchup is True or False (the timetable also accepts None); the rest is validated by the timetable.
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(**{name: given[name] for name in argument_names()})
@@ -62,9 +57,8 @@ def hops_schedule(
 
 
 def hops_window_params() -> dict[str, Any]:
-    """DAG params that give the Trigger form optional "window start" and "window end" fields, which the core makes
-    ``conf["hops_window"]``; scheduled runs ignore them. ``hops_schedule(..., trigger_form=True)`` adds them;
-    otherwise pass ``params={**hops_window_params()}``."""
+    """DAG params that give the Trigger form optional "window start" and "window end" fields, which become the run's
+    ``conf["hops_window"]`` (``params={**hops_window_params()}``, or ``hops_schedule(..., trigger_form=True)``)."""
     from airflow.sdk import Param
 
     # Short: Airflow copies DAG params, descriptions included, into every task of the serialized DAG.

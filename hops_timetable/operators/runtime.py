@@ -1,8 +1,5 @@
-"""Airflow's side of the ``HOPS_*`` injection: read the run's own record and apply the values to a process.
-
-The rules live in :mod:`hops_timetable.core.conf_window`; this module gathers their inputs from the task context and
-puts the result where the job code will look.
-"""
+"""Airflow's side of the ``HOPS_*`` injection (the rules: :mod:`hops_timetable.core.conf_window`): read the run's
+own record and put the values where the job code will look."""
 
 from __future__ import annotations
 
@@ -39,25 +36,19 @@ class HopsFields:
         return frozenset(super().get_serialized_fields() | {"legacy_args"})  # type: ignore[misc]
 
 
-def _dag_timetable(context: Mapping[str, Any]) -> HopsworksTimetable | None:
+def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The ``HOPS_*`` variables of the task's DAG run (:func:`~hops_timetable.core.conf_window.resolve_run_window`),
+    read from the run's own record and the DAG's timetable (``context["data_interval_start"]`` lacks a run without
+    a logical date); *explicit*: the environment the DAG author set on the operator. A bad ``conf["hops_window"]``
+    or a scheduled or backfill run without a window raises, also as an ``AirflowFailException``: retrying cannot
+    mend the run's window."""
+    dag_run = context.get("dag_run")
     dag = context.get("dag")
     if dag is None:
         dag = getattr(context.get("task"), "dag", None)
     timetable = getattr(dag, "timetable", None)
-    return timetable if isinstance(timetable, HopsworksTimetable) else None
-
-
-def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The ``HOPS_*`` variables of the task's DAG run, by :func:`~hops_timetable.core.conf_window.resolve_run_window`.
-
-    Read from the run's own record and the DAG's timetable (not ``context["data_interval_start"]``, which runs without
-    a logical date lack); *explicit* is the environment the DAG author set on the operator. A bad
-    ``conf["hops_window"]`` (:class:`~hops_timetable.core.conf_window.HopsWindowError`) or a scheduled or backfill
-    run without a window (:class:`~hops_timetable.core.conf_window.RunWindowError`) raises, also as an
-    ``AirflowFailException``: retrying cannot mend the run's window.
-    """
-    dag_run = context.get("dag_run")
-    timetable = _dag_timetable(context)
+    if not isinstance(timetable, HopsworksTimetable):
+        timetable = None
     start = getattr(dag_run, "data_interval_start", None)
     end = getattr(dag_run, "data_interval_end", None)
     try:

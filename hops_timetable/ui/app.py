@@ -98,9 +98,8 @@ def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
     return modes
 
 
-# The pages worked out (``[hops_timetable] tab_kept_pages`` of them, the most recently shown), each until its DAG's
-# runs or the moment change; and the history last worked out for each page, carried over by the next one worked
-# out whatever its runs or moment (history()'s *previous*).
+# The pages worked out (the ``tab_kept_pages`` most recently shown), each until its DAG's runs or the moment change;
+# and the history last worked out for each page, carried over by the next one (history()'s *previous*).
 _PAGES: OrderedDict[tuple[object, ...], tuple[list[RunRecord], DagPage]] = OrderedDict()
 _PAGES_LOCK = threading.Lock()
 _HISTORIES: OrderedDict[tuple[str, Schedule, int], History] = OrderedDict()

@@ -38,11 +38,8 @@ class FormRefused(HopsTimetableError):
 
 
 def window_conf(raw: bytes) -> dict[str, Any]:
-    """The run's ``conf`` for the posted body (the window in the shape ``conf["hops_window"]`` takes), or 422.
-
-    Checked by :func:`parse_conf_window`, as the tasks check it; the conf carries the values as the tasks will see
-    them (whole seconds, UTC), never the typed text.
-    """
+    """The run's ``conf`` for the posted body, or 422: checked by :func:`parse_conf_window` as the tasks check it, and
+    carrying the values as the tasks will see them (whole seconds, UTC), never the typed text."""
     try:
         text = raw.decode("utf-8")
         body = load_json(text, "the form's body", max_chars=MAX_BODY)
