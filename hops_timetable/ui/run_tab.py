@@ -21,13 +21,6 @@ from hops_timetable.core.window import duration_text, format_hops_time
 from hops_timetable.ui.plain import page
 
 
-def form_keys(conf: Mapping[str, object] | None) -> tuple[str, ...]:
-    """The Trigger form's conf keys a run's window was read from; ``()`` when it had none or ``conf["hops_window"]``."""
-    if not isinstance(conf, Mapping) or conf_with_form_window(conf) is conf:
-        return ()
-    return tuple(key for key in (START_PARAM, END_PARAM) if conf.get(key) not in (None, ""))
-
-
 @dataclass(frozen=True)
 class RunFacts:
     """One run's window, the source its tasks get it from, and the DAG's legacy modes."""
@@ -42,7 +35,9 @@ def _t(value: datetime | None) -> str:
 
 
 def _conf_words(conf: Mapping[str, object] | None) -> str:
-    keys = form_keys(conf)
+    keys = []  # the Trigger form's conf keys the window was read from, if not conf["hops_window"]
+    if isinstance(conf, Mapping) and conf_with_form_window(conf) is not conf:
+        keys = [key for key in (START_PARAM, END_PARAM) if conf.get(key) not in (None, "")]
     if keys:
         return f'the Trigger form\'s {" and ".join(keys)}, read as conf["{CONF_KEY}"]'
     return f'conf["{CONF_KEY}"] of the run'
