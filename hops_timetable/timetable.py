@@ -139,7 +139,7 @@ class HopsworksTimetable(Timetable):
 
     def _hold(self, schedule: Schedule) -> None:
         self._schedule = schedule
-        self._description = describe(schedule)
+        self.description = describe(schedule)
         # The scheduler asks again and again with the same restriction; one (key, policy) pair, so threads never
         # see a mismatched one.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
@@ -166,13 +166,7 @@ class HopsworksTimetable(Timetable):
         """The parsed cron expression."""
         return self._schedule.cron
 
-    @property
-    def summary(self) -> str:
-        return self._schedule.cron.source
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        return self._description
+    summary = cron_expression
 
     start_time_offset_seconds: Setting[int | None] = Setting()
     end_time_offset_seconds: Setting[int | None] = Setting()
