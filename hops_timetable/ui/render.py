@@ -27,11 +27,26 @@ from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.schedule_words import sentences
 from hops_timetable.core.simulate import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
-from hops_timetable.ui.plain import page as _page
 
 PAGE_FIRES = 200  # fires listed one by one on a page; older ones on the next pages, and summarized as stretches
 HISTORY_ROWS = 40  # rows of the older history listed, about
 SPAN_ROWS = 50  # gaps, drops, duplicates and overlaps listed per page, the newest first
+
+
+# 3.0's plain pages, opened by URL: the browser's own colours, imitating nothing (3.1 on, the tab is the React app).
+_CSS = (
+    ":root{color-scheme:light dark}body{font-family:system-ui,sans-serif;font-size:14px;margin:16px}"
+    "table{border-collapse:collapse;margin:4px 0 12px}th,td{border-bottom:1px solid #8884;padding:3px 8px;"
+    "text-align:left;vertical-align:top}td{white-space:nowrap}h1{font-size:20px}h2{font-size:16px;margin-top:20px}"
+)
+
+
+def plain_page(title: str, body: str) -> str:
+    """A whole HTML page around *body* (already escaped)."""
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{_CSS}</style></head><body>{body}</body></html>"
+    )
 
 
 def status_class(fire: FireCoverage) -> str:
@@ -259,7 +274,7 @@ def dag_page(data: Mapping[str, Any]) -> str:
         f"<h2>{title}</h2>{_fire_table(cov, dag_id)}"
         f"{_older_table(cov['history'])}"
     )
-    return _page(f"Hopsworks: {dag_id}", body)
+    return plain_page(f"Hopsworks: {dag_id}", body)
 
 
 def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from hops_timetable.core.conf_window import CONF_KEY, END_PARAM, START_PARAM, co
 from hops_timetable.core.coverage import RunWindow
 from hops_timetable.core.legacy_args import LegacyArgs, legacy_arguments
 from hops_timetable.core.window import duration_text, format_hops_time
-from hops_timetable.ui.plain import page
+from hops_timetable.ui.render import plain_page
 
 
 @dataclass(frozen=True)
@@ -126,4 +126,4 @@ def run_page(dag_id: str, facts: RunFacts) -> str:
         # Back to <root>/hops/dags/<dag_id> from <root>/hops/dags/<dag_id>/runs/<run_id>.
         f'<p><a id="back" href="../../{back}">Every window of {escape(dag_id)}</a></p>'
     )
-    return page(f"Hopsworks: {dag_id} {data['run_id']}", body)
+    return plain_page(f"Hopsworks: {dag_id} {data['run_id']}", body)
