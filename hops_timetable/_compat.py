@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import airflow
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 _VERSION = re.match(r"(\d+)\.(\d+)", airflow.__version__)
@@ -128,12 +129,20 @@ def fail_without_retries(error: BaseException) -> BaseException:
     return failing
 
 
-def scheduler_session(dag_model: Any) -> Session | None:
-    """The scheduler's own open session *dag_model* was loaded in: a second one would wait on SQLite's write lock
-    this one holds, and would not see the runs this scheduler loop has just added."""
+def _scheduler_look_up(dag_model: Any, what: str, look_up: Callable[[Session], _T], unknown: _T) -> _T:
+    """*look_up* in the scheduler's own open session *dag_model* was loaded in (a second one would wait on SQLite's
+    write lock this one holds, and would not see the runs this scheduler loop has just added); *unknown* when it
+    cannot be done."""
     from sqlalchemy.orm import object_session
 
-    return object_session(dag_model)
+    session = object_session(dag_model)
+    if session is None:
+        return unknown
+    try:
+        return look_up(session)
+    except Exception:
+        log.exception("dag %s: could not %s", dag_model.dag_id, what)
+        return unknown
 
 
 def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
@@ -142,31 +151,20 @@ def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
     from airflow.models.dagrun import DagRun
     from sqlalchemy import select
 
-    session = scheduler_session(dag_model)
-    if session is None:
-        return True
-    try:
-        # autoflush: a run added by this same scheduler loop, not yet flushed, counts as taken.
-        found = session.scalar(
-            select(DagRun.id).where(DagRun.dag_id == dag_model.dag_id, DagRun.logical_date == logical_date).limit(1)
-        )
-    except Exception:
-        log.exception("dag %s: could not check for a run at %s", dag_model.dag_id, logical_date.isoformat())
-        return True
-    return found is not None
+    # autoflush: a run added by this same scheduler loop, not yet flushed, counts as taken.
+    query = select(DagRun.id).where(DagRun.dag_id == dag_model.dag_id, DagRun.logical_date == logical_date).limit(1)
+    what = f"check for a run at {logical_date.isoformat()}"
+    return _scheduler_look_up(dag_model, what, lambda session: session.scalar(query) is not None, True)
 
 
 def stored_time_restriction(dag_model: Any) -> TimeRestriction | None:
     """The DAG's own time restriction as last serialized, or ``None`` (a DagModel stores none of it)."""
-    session = scheduler_session(dag_model)
-    if session is None:
-        return None
-    try:
+
+    def read(session: Session) -> TimeRestriction | None:
         serialized = serialized_dag(dag_model.dag_id, session)
         return None if serialized is None else time_restriction(serialized)
-    except Exception:
-        log.exception("dag %s: could not read its serialized time restriction", dag_model.dag_id)
-        return None
+
+    return _scheduler_look_up(dag_model, "read its serialized time restriction", read, None)
 
 
 def params_dict(params: Mapping[str, Any]) -> Any:
