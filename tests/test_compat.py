@@ -106,3 +106,29 @@ def test_executing_task_prefers_the_task_instances_task(context_has_ti: bool) ->
     parsed, running = object(), object()
     context = {"task": parsed, "ti": TaskInstance(running)} if context_has_ti else {"task": parsed}
     assert _compat.executing_task(context) is (running if context_has_ti else parsed)
+
+
+def test_the_scheduler_look_ups_answer_unknown_when_they_cannot_ask(caplog: pytest.LogCaptureFixture) -> None:
+    from datetime import datetime, timezone
+
+    from airflow.models.dag import DagModel
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    detached = DagModel(dag_id="d")
+    # No session: "taken" (the caller keeps the run Airflow checked) and no restriction.
+    assert _compat.logical_date_taken(detached, at) is True
+    assert _compat.stored_time_restriction(detached) is None
+    # A database without Airflow's tables: every query fails, and each failure is logged, never raised.
+    with Session(create_engine("sqlite://")) as session:
+        session.add(attached := DagModel(dag_id="d"))
+        assert _compat.logical_date_taken(attached, at) is True
+        session.rollback()
+        session.add(attached := DagModel(dag_id="d"))
+        assert _compat.stored_time_restriction(attached) is None
+    logged = [r.getMessage() for r in caplog.records if r.name == _compat.__name__]
+    assert logged == [
+        "dag d: could not check for a run at 2026-01-01T00:00:00+00:00",
+        "dag d: could not read its serialized time restriction",
+    ]
