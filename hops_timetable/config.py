@@ -1,8 +1,5 @@
-"""The settings a deployment tunes: the ``[hops_timetable]`` section of Airflow's configuration (docs/deployment.md).
-
-Read once per process (Airflow's look-up costs about 0.2 ms, too much for a hook called on every DAG): a component
-reads a changed value when it restarts.
-"""
+"""The settings a deployment tunes: the ``[hops_timetable]`` section of Airflow's configuration (docs/deployment.md),
+read once per process (a look-up costs about 0.2 ms, too much for a hook called on every DAG)."""
 
 from __future__ import annotations
 

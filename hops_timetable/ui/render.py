@@ -145,11 +145,8 @@ def build_page(
     blocks: Sequence[RunBlock] = (),
     previous: History | None = None,
 ) -> DagPage:
-    """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it.
-
-    It costs the runs and one page: the history is read in stretches (:func:`history`), runs kept as *blocks* cost a
-    block, and given the *previous* history of the same page, only what changed since is asked.
-    """
+    """Page *page* (0: the newest; clamped to the last) of *size* fires, and the history around it, at the cost of
+    the runs and one page (:func:`history`'s stretches, *blocks* and *previous*)."""
     policy = settings.policy()
     hist = history(policy, settings.catchup, settings.offset, records, now, blocks=blocks, previous=previous)
     found = page_of_fires(policy, hist.begin, hist.now, page, size)

@@ -1,9 +1,6 @@
-"""The run tab: one run's ``HOPS_*`` values, what the run carried that gave them, and its legacy arguments.
-
-The source is the one :func:`~hops_timetable.core.conf_window.resolve_run_window` gives the run's tasks, so the tab
-names what the run actually carried; legacy arguments are shown for the modes the DAG's operators pass, with their
-tasks. :func:`run_json` is what the React app reads, :func:`run_page` the plain page of Airflow 3.0.
-"""
+"""The run tab: one run's ``HOPS_*`` values, the source its tasks get them from (as
+:func:`~hops_timetable.core.conf_window.resolve_run_window` gives it), and the legacy arguments the DAG's operators
+pass. :func:`run_json` is what the React app reads, :func:`run_page` the plain page of Airflow 3.0."""
 
 from __future__ import annotations
 

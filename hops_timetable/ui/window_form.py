@@ -1,10 +1,7 @@
 """The tab's "Run with time window" form (Hopsworks' ``job.run(start_time=..., end_time=...)``): a manual run
-carrying ``conf["hops_window"]``.
-
-The endpoint checks the posted window with the tasks' own validator (:func:`window_conf`, 422 naming each field) and
-answers the body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` for it (:func:`trigger_body`). It makes no run
-and reads no credential: the browser sends that body with the UI's login, so Airflow's auth manager decides whether
-the user may trigger the DAG, its audit log records the user, and the run is an ordinary manual run.
+carrying ``conf["hops_window"]``. The endpoint checks the window as the tasks do (:func:`window_conf`) and answers the
+body of Airflow's ``POST /api/v2/dags/{dag_id}/dagRuns`` (:func:`trigger_body`), which the browser sends with the UI's
+login: Airflow's auth manager decides, its audit log records the user, and no credential is read here.
 """
 
 from __future__ import annotations
@@ -67,13 +64,9 @@ def new_run_id() -> str:
 
 
 def logical_date_for(now: datetime, start: datetime | None, end: datetime | None, fraction: int) -> datetime | None:
-    """The logical date of a run with a window: *now*, or just inside an ended DAG's range, or none before its start.
-
-    Airflow gives a run a data interval only with a logical date, creates tasks only where it lies within the DAG's
-    dates, starts no run dated in the future and keeps logical dates unique. So for an ended DAG, *fraction*
-    microseconds (1 to 999,999) before its end, a fraction of a second no scheduled run has; for a DAG that starts
-    later, none (and no data interval).
-    """
+    """The logical date of a run with a window: *now*; for an ended DAG *fraction* microseconds (1 to 999,999) before
+    its end, which no scheduled run has; none (and no data interval) before its start. Airflow gives a run a data
+    interval only with a logical date, within the DAG's dates, never in the future, and unique."""
     if start is not None and now < start:
         return None
     if end is not None and now > end:
