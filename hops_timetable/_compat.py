@@ -112,6 +112,12 @@ def config_value(section: str, option: str) -> str | None:
     return None if value is None else str(value)
 
 
+def airflow_home() -> str:
+    from airflow.configuration import AIRFLOW_HOME
+
+    return str(AIRFLOW_HOME)
+
+
 _FAILING: dict[type[BaseException], type[BaseException]] = {}
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from airflow.configuration import AIRFLOW_HOME
 from fuzzing import examples
 from hypothesis import HealthCheck, given, settings
 from runs_by_hand import HOURLY, START, at, manual, scheduled
@@ -125,7 +124,7 @@ def test_a_snapshot_that_does_not_read_back_is_ignored_with_a_warning(
     _insert(session, dag_id, runs)
     tab_runs.dag_runs(session, dag_id, SETTINGS)
     path = run_snapshot._path(dag_id)
-    assert path is not None and path.parent == Path(AIRFLOW_HOME) / "hops_timetable" / "tab-runs"
+    assert path is not None and path.parent == Path(_compat.airflow_home()) / "hops_timetable" / "tab-runs"
     data = json.loads(path.read_text())
     assert data["dag_id"] == dag_id and data["upto"] == max(row.id for row in tab_runs.run_rows(session, dag_id))
     path.write_text(json.dumps({**data, "blocks": [["scheduled", "success", "yesterday"]]}))

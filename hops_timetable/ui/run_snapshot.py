@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from hops_timetable import config
+from hops_timetable import _compat, config
 from hops_timetable.core.coverage import RunBlock, RunRecord
 from hops_timetable.core.schedule import Schedule
 
@@ -111,9 +111,7 @@ def _path(dag_id: str) -> Path | None:
         return None
     folder = settings.tab_snapshot_dir
     if not folder:
-        from airflow.configuration import AIRFLOW_HOME
-
-        folder = os.path.join(AIRFLOW_HOME, "hops_timetable", "tab-runs")
+        folder = os.path.join(_compat.airflow_home(), "hops_timetable", "tab-runs")
     # A DAG id may hold characters a file name cannot: named by its hash, the id itself inside.
     return Path(folder) / f"{hashlib.sha256(dag_id.encode()).hexdigest()[:32]}.json"
 
