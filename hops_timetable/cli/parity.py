@@ -20,8 +20,8 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import parse_time, time_range
 from hops_timetable.cli.parity_report import payload, text_lines, write_json
 from hops_timetable.cli.progress import Progress
+from hops_timetable.core.export_schedule import OFFSET_MODELS
 from hops_timetable.core.json_input import load_json
-from hops_timetable.core.offset_model import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,

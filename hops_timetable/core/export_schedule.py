@@ -3,19 +3,30 @@
 ``hops-timetable import`` and ``parity`` both read it here, so a key means one thing to both. The object is the REST
 / ``JobSchedule.to_dict()`` one (camelCase, dates in epoch milliseconds UTC): :data:`KNOWN_KEYS`. What does not
 carry over is a warning, never silently dropped: a disabled schedule, a negative start offset (read as the offset
-model says: :mod:`hops_timetable.core.offset_model`), an end offset (ignored, as in Hopsworks) and unknown keys. Each
-key is checked alone first (so a report names every bad key at once), then the whole schedule by
-:meth:`hops_timetable.core.schedule.Schedule.build`. Errors are collected, not raised. Pure: no Airflow import.
+model says), an end offset (ignored, as in Hopsworks) and unknown keys. Each key is checked alone first (so a report
+names every bad key at once), then the whole schedule by :meth:`~hops_timetable.core.schedule.Schedule.build`.
+Errors are collected, not raised. Pure: no Airflow import.
+
+A negative ``startTimeOffsetSeconds`` was written by an older generation, and two of them read it differently (today's
+model subtracts a positive offset from the previous fire, the window one cron interval wide):
+
+* ``interval-start``: signed and added to the interval start (the previous fire), so ``-3600`` is today's ``3600``;
+* ``fire``: added to the fire itself (``start = fire + offset``, ``end = fire + endTimeOffsetSeconds``), so on an
+  hourly cron ``-3600`` is today's ``0``. Only a cron with one constant interval ``D`` and a window exactly ``D``
+  wide has such an equivalent: ``-offset - D``.
+
+The export does not say which generation wrote it, so the value is refused unless the user names the model.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Final, TypeVar
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
-from hops_timetable.core.offset_model import resolve_start_offset
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.validation import (
     ArgumentError,
@@ -23,6 +34,7 @@ from hops_timetable.core.validation import (
     check_catchup_runs,
     check_epoch_millis,
     check_max_active_runs,
+    check_offset,
     short_repr,
 )
 
@@ -42,6 +54,10 @@ KNOWN_KEYS: Final = (*EXPORT_KEYS.values(), "enabled", "endTimeOffsetSeconds", "
 IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})
 """REST bookkeeping that says nothing about when the job runs."""
 _MAX_UNKNOWN_WARNINGS: Final = 20
+OFFSET_MODELS: Final = ("interval-start", "fire")
+_SAMPLE_FIRES = 400
+"""Fires looked at to call a cron's interval constant: more than a year of a daily cron, a leap day included."""
+_SAMPLE_FROM = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 _T = TypeVar("_T")
 
@@ -83,10 +99,8 @@ def schedule_of(obj: object) -> tuple[object, str | None]:
 
 
 def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str | None = None) -> ExportedSchedule:
-    """Read one schedule object; *job_name* is the name found around it (``jobName`` inside wins).
-
-    *offset_model* reads a negative ``startTimeOffsetSeconds`` (:mod:`hops_timetable.core.offset_model`).
-    """
+    """Read one schedule object; *job_name* is the name found around it (``jobName`` inside wins), *offset_model*
+    one of :data:`OFFSET_MODELS` (see the module docstring)."""
     if not isinstance(obj, dict):
         error = f"expected a JSON object with cronExpression, got {type(obj).__name__} {short_repr(obj, 60)}"
         return ExportedSchedule(None, errors=(ArgumentError("schedule", obj, error),))
@@ -121,7 +135,7 @@ def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> Exp
     runs = obj.get("maxActiveRuns")
     max_active = 1 if runs is None else check(lambda: check_max_active_runs("maxActiveRuns", runs))
     value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
-    offset = check(lambda: resolve_start_offset("startTimeOffsetSeconds", value, model, cron, start, end_offset))
+    offset = check(lambda: _start_offset("startTimeOffsetSeconds", value, model, cron, start, end_offset))
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and offset is not None:
         relative_to = "interval start" if model == "interval-start" else "fire"
         warnings.append(
@@ -174,3 +188,59 @@ def _cron(text: object) -> QuartzCron:
         return QuartzCron(text)
     except CronSyntaxError as exc:
         raise ArgumentError("cronExpression", text, f"cronExpression is rejected by this engine: {exc}") from None
+
+
+def _constant_interval(cron: QuartzCron, start: datetime | None) -> int | None:
+    """The seconds between fires when the next :data:`_SAMPLE_FIRES` after *start* are evenly spaced."""
+    fires = [cron.next_after(start or _SAMPLE_FROM)]
+    while len(fires) <= _SAMPLE_FIRES and fires[-1] is not None:
+        fires.append(cron.next_after(fires[-1]))
+    gaps = {(b - a).total_seconds() for a, b in itertools.pairwise(f for f in fires if f is not None)}
+    return int(gaps.pop()) if len(gaps) == 1 and next(iter(gaps)).is_integer() else None
+
+
+def _start_offset(
+    name: str,
+    value: object,
+    model: str | None,
+    cron: QuartzCron | None,
+    start: datetime | None,
+    end_offset: object,
+) -> int | None:
+    """The offset today's model means by *value*; a negative one needs *model* (one of :data:`OFFSET_MODELS`)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
+        return check_offset(name, value)
+    back = -value
+    if model is None:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={value} is negative, and the generations of Hopsworks read it two ways: relative to the "
+            f"interval start (the window starts {back} s before the previous fire: offset {back} today) or relative "
+            f"to the fire (the window starts {back} s before the fire: on an hourly cron, offset 0 today); say which "
+            "with --offset-model interval-start or --offset-model fire",
+        )
+    if model == "interval-start":
+        return check_offset(name, back)
+    if model != "fire":
+        raise ArgumentError(
+            "--offset-model", model, f"--offset-model {short_repr(model)} is invalid: expected one of {OFFSET_MODELS}"
+        )
+    interval = None if cron is None else _constant_interval(cron, start)
+    if interval is None:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={value} read relative to the fire has no equivalent today: the cron expression does not fire at "
+            "one constant interval, and today's window is always one interval wide",
+        )
+    end = 0 if end_offset is None else end_offset
+    if isinstance(end, bool) or not isinstance(end, int) or end + back != interval:
+        raise ArgumentError(
+            name,
+            value,
+            f"{name}={value} with endTimeOffsetSeconds={short_repr(end_offset)} read relative to the fire is a "
+            f"window {short_repr(end)} + {back} s wide; today's window is one cron interval ({interval} s) wide, "
+            "so it has no equivalent",
+        )
+    return check_offset(name, back - interval)
