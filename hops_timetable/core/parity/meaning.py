@@ -217,12 +217,13 @@ def _on_time(
     skew: timedelta,
     grace: timedelta,
     only: Iterable[int] | None = None,
-) -> Iterator[tuple[int, Execution, datetime, str | None]]:
+) -> Iterator[tuple[int, Execution, datetime, datetime, str | None]]:
     """The on-time executions (submissions corrected by *skew*; of those at the indices *only*, else of all), each
-    with its index, its fire and the meaning it votes for."""
+    with its index, its argument, its fire and the meaning it votes for."""
     for i in range(len(executions)) if only is None else only:
         execution = executions[i]
-        if execution.start_time is None:
+        arg = execution.start_time
+        if arg is None:
             continue
         submitted = execution.submitted - skew
         policy = policies[version_index(versions, submitted)]
@@ -230,7 +231,6 @@ def _on_time(
         if fire is None or submitted - fire > grace:
             continue
         # At most one meaning can agree (next > fire > logical), so one cron step decides which.
-        arg = execution.start_time
         fits: str | None = None
         if arg == fire:
             fits = "fire"
@@ -238,13 +238,13 @@ def _on_time(
             fits = "next"
         elif arg < fire and policy.interval_start(fire) == arg:
             fits = "logical"
-        yield i, execution, fire, fits
+        yield i, execution, arg, fire, fits
 
 
-def _voters(on_time: Iterable[tuple[int, Execution, datetime, str | None]]) -> dict[str | None, array[int]]:
+def _voters(on_time: Iterable[tuple[int, Execution, datetime, datetime, str | None]]) -> dict[str | None, array[int]]:
     """The indices of the on-time executions that voted for each meaning (``None``: for none)."""
     voters: dict[str | None, array[int]] = {m: array("q") for m in (*MEANINGS, None)}
-    for i, _, _, fits in on_time:
+    for i, *_, fits in on_time:
         voters[fits].append(i)
     return voters
 
@@ -283,15 +283,13 @@ def detect_meaning(
     # fits no meaning's value, yet names its own fire.
     outliers: list[Outlier] = []
     total = 0
-    others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning))) if meaning is not None else []
-    for _, e, f, fits in _on_time(executions, versions, policies, skew, grace, others):
-        arg = e.start_time
-        if meaning is None or fits == meaning or arg is None:
-            continue
-        if _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
-            total += 1  # counted, the first MAX_OUTLIERS kept
-            if total <= MAX_OUTLIERS:
-                outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))
+    if meaning is not None:
+        others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning)))
+        for _, e, arg, f, fits in _on_time(executions, versions, policies, skew, grace, others):
+            if _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
+                total += 1  # counted, the first MAX_OUTLIERS kept
+                if total <= MAX_OUTLIERS:
+                    outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))
     return Reading(
         meaning,
         shown,
