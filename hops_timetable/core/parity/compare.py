@@ -1,18 +1,9 @@
 """Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why.
 
-Each side is its runs (:class:`SideRun`) and its :class:`~hops_timetable.core.parity.replay.Plan`. Every fire in
-``[start, end)`` that either plan makes a run of, drops, or that has a run, gets one :class:`Row` (:data:`CLASSES`):
-
-* ``match`` / ``match_retried``: both processed the same window (after a failed attempt or a rerun); a fire neither
-  system ran is a ``match`` too, with the rule that explains it;
-* ``differs``: both processed the fire, with other windows (``how``, and a ``hint``);
-* ``missing_in_airflow`` / ``missing_in_hopsworks``: one side has no run; ``explained_by`` names the rule of that
-  side's schedule that drops it (or ``None``: nothing explains it). A manual run with the same window covers it;
-* ``duplicate_in_*``: more than one successful run; ``failed_in_*``: no successful run on that side (or both);
-* ``in_flight``: a side is still running it; ``not_compared``: a run without a readable window (``why``).
-
-Windows are compared as jobs see them, in whole seconds (``HOPS_*`` values have no fraction on either system).
-Manual runs without a window are listed, never counted. Linear in the number of runs and fires. Pure.
+Every fire in ``[start, end)`` that either side's plan makes a run of, drops, or that has a run, gets one
+:class:`Row` of a status in :data:`CLASSES` (docs/cli.md says what each means). A fire neither system ran is a
+``match`` with the rule that explains it; a manual run with the same window covers a missing one. Manual runs
+without a window are listed, never counted. Linear in the number of runs and fires. Pure.
 """
 
 from __future__ import annotations
@@ -86,12 +77,10 @@ class Row:
 
 @dataclass
 class Report:
-    """The rows, counted by status (``summary``), how many differ, the derived values shown, the manual runs of each
-    side, the runs no fire could be found for, and notes on the inputs.
+    """The rows (made again each time they are read: a million held would take hundreds of megabytes), counted.
 
     ``notes`` keep an agreement from being a verdict (exit 4) but leave differences differences; ``incomplete``
     says the export lacks data any row may depend on (a missing page): nothing is decided, not even a difference.
-    The rows are made again each time they are read (a million held would take hundreds of megabytes).
     """
 
     start: datetime
@@ -144,8 +133,8 @@ def compare(
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
-    """The report of the two sides over ``[start, end)``, its rows made by merging the plans' fires and each side's
-    runs in fire order (runs not in that order, a live Airflow's or a ledger's, are sorted first)."""
+    """The report of the two sides over ``[start, end)``; runs not in fire order (a live Airflow's, a ledger's) are
+    sorted first."""
     manual: list[tuple[str, SideRun]] = []
     unplaced: list[tuple[str, SideRun]] = []
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
@@ -201,8 +190,7 @@ def _merged(
     hopsworks: Iterable[SideRun],
     airflow: Iterable[SideRun],
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
-    """Each fire that a plan does not leave out as ineligible, or that a run was for, with the runs of each side
-    and what each plan makes of it, in fire order."""
+    """In fire order, each fire a run was for or a plan does not leave out, with each side's runs and plan."""
     # Tagged by source, numbered within it: merged by comparing tuples (in C), never the items.
     streams: list[Iterator[tuple[datetime, int, int, object]]] = [
         ((r.fire, 0, n, r) for n, r in enumerate(_in_range(hopsworks, start, end))),  # type: ignore[misc]
@@ -287,8 +275,7 @@ def _classify(
 
 
 def _whole(window: HopsWindow) -> HopsWindow:
-    """The window as a job sees it: ``HOPS_*`` values are whole seconds on both systems (a start with milliseconds
-    is injected truncated)."""
+    """The window as a job sees it: ``HOPS_*`` values are whole seconds on both systems."""
     return HopsWindow(*(t.replace(microsecond=0) for t in (window.start, window.end, window.logical_date)))
 
 

@@ -28,8 +28,7 @@ from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, check_epoch_millis, short_repr
 
 MAX_EXPORT_CHARS: Final = 2 * 1024 * 1024 * 1024
-"""The largest executions listing read: 2 GiB, a million executions as the REST API writes them (about 550 bytes
-each) with room to spare; read piece by piece, its size costs no memory."""
+"""A million executions as the REST API writes them (about 550 bytes each) with room to spare; read piecewise."""
 MAX_EXECUTIONS: Final = 1_000_000
 """The most executions (or ledger rows) read; Hopsworks keeps 10,000 per job by default."""
 MAX_VERSIONS: Final = 1_000
@@ -109,11 +108,8 @@ class Execution:
 
     @property
     def outcome(self) -> str:
-        """``succeeded``, ``failed`` or ``running`` (not in a final state).
-
-        The SDK decides success by ``finalStatus`` for Spark jobs and by ``state`` otherwise; the job type is not in
-        an execution, so a failure on either counts: a Spark job can be ``FINISHED`` with ``finalStatus: FAILED``.
-        """
+        """``succeeded``, ``failed`` or ``running``. The SDK reads ``finalStatus`` for Spark jobs and ``state`` for
+        others; an execution does not say its job type, so a failure on either counts."""
         if self.state not in FINAL_STATES:
             return "running"
         return "failed" if self.state != "FINISHED" or self.final_status in _FAILED_FINAL else "succeeded"
@@ -179,12 +175,11 @@ class ExecutionsExport:
 
     @property
     def incomplete(self) -> bool:
-        """The pages hold fewer executions than the API said match: some pages are missing."""
         return self.declared_count is not None and len(self.executions) < self.declared_count
 
     @property
     def note(self) -> str | None:
-        """What an incomplete export leaves undecided, for the report (``None`` when complete)."""
+        """What an incomplete export (some pages missing) leaves undecided, for the report."""
         if not self.incomplete:
             return None
         return (
@@ -194,8 +189,8 @@ class ExecutionsExport:
 
 
 def load_executions(data: object, source: str, progress: Callable[[int], None] | None = None) -> ExecutionsExport:
-    """The executions in the parsed JSON *data*: one listing page or a list of pages. *progress* is called with
-    the number read every :data:`PROGRESS_EVERY` executions."""
+    """The executions in the parsed JSON *data*: one listing page or a list of pages; *progress* gets the count
+    read every :data:`PROGRESS_EVERY`."""
     return read_executions([json.dumps(data)], source, progress)  # one reading of a listing: the streamed one
 
 

@@ -45,11 +45,9 @@ DESCRIPTIONS: Final = {
 }
 MIN_VOTES: Final = 2
 MAJORITY: Final = 0.75
-"""The share of the on-time executions the detected meaning needs: three in four."""
 DEFAULT_GRACE: Final = timedelta(seconds=120)
 QUARTER: Final = timedelta(minutes=15)
-MAX_SKEW: Final = timedelta(hours=14)
-"""The largest clock skew considered: the farthest a time zone lies from UTC."""
+MAX_SKEW: Final = timedelta(hours=14)  # the farthest a time zone lies from UTC
 MAX_OUTLIERS: Final = 1_000
 
 
@@ -83,7 +81,6 @@ class Reading:
 
     @property
     def contradicted(self) -> bool:
-        """A stated meaning that a clear majority of the on-time executions contradicts."""
         return self.given and self.leader is not None and self.leader != self.meaning
 
     def _counts(self) -> str:
@@ -164,9 +161,8 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
 def _skew(
     executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta
 ) -> tuple[timedelta, str | None, str | None]:
-    """The server clock's skew and the meaning of the best hypothesis, and the meaning read without a skew that
-    the data cannot tell from it, if any; see the module docstring. A stated meaning does not choose the skew (any
-    meaning fits some skew); it only settles the case the data cannot tell."""
+    """The server clock's skew and the meaning of the best hypothesis, and the unskewed meaning the data cannot tell
+    from it, if any (see the module docstring)."""
     policies = [v.settings.policy() for v in versions]
     first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
@@ -329,13 +325,8 @@ def derived_values(meaning: str) -> tuple[str, ...]:
 def window_of(
     execution: Execution, fire: datetime, meaning: str, plan: Plan, skew: timedelta = timedelta(0)
 ) -> HopsWindow:
-    """The HOPS window of *execution*, which ran for *fire*.
-
-    For ``next`` and ``fire`` the argument names only the fire, and the window is the schedule's window of that fire
-    (as replayed, the edit floor included): its start is derived, not observed (:func:`derived_values`). For
-    ``logical`` the argument is the window's logical date itself, so a window that was not clamped as the schedule
-    says shows as a difference.
-    """
+    """The HOPS window of *execution*, which ran for *fire*: the replayed schedule's (:func:`derived_values`), but
+    for ``logical``, whose argument is the logical date itself (a window not clamped as the schedule says differs)."""
     index = version_index(plan.versions, execution.submitted - skew)
     offset = plan.versions[index].settings.offset
     if meaning == "logical" and execution.start_time is not None:

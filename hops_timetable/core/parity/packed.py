@@ -14,14 +14,12 @@ from typing import Any, Final, TypeVar
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _US: Final = timedelta(microseconds=1)
-NO_TIME: Final = -(2**63)
-"""The microseconds that stand for "no time" in a column (no instant lies that far back)."""
+NO_TIME: Final = -(2**63)  # no instant lies that far back
 
 _T = TypeVar("_T")
 
 
 def to_us(value: datetime) -> int:
-    """An aware instant as whole microseconds since the epoch: exact, and ordered as the instants are."""
     return (value - _EPOCH) // _US
 
 

@@ -23,8 +23,7 @@ from hops_timetable.core.simulate import Event, simulate
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, hops_window
 
-MAX_FIRES: Final = 1_000_000
-"""The most fires a compared range may hold: a per-minute schedule over almost two years."""
+MAX_FIRES: Final = 1_000_000  # a per-minute schedule over almost two years
 
 EXPLAINED_BY: Final = {
     Decision.DROPPED_BOUND: "max_catchup_runs",
@@ -35,13 +34,11 @@ EXPLAINED_BY: Final = {
     Decision.NOT_YET_DUE: "outage",
     Decision.BEFORE_FIRST_LOOK: "outage",
 }
-"""The ``explained_by`` name of each decision that does not create a run."""
 
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """One fire: its decision, the version in force, and its HOPS window (:attr:`window`: from its interval's start,
-    in microseconds, and the version's offset; made when read)."""
+    """One fire: its decision, the version in force, its interval's start (microseconds) and the version's offset."""
 
     decision: Decision
     version: int
@@ -59,14 +56,12 @@ class Planned:
 
     @property
     def explained_by(self) -> str | None:
-        """Why no run was made, by the names ``parity`` reports; ``None`` for a created run."""
         return EXPLAINED_BY.get(self.decision)
 
 
 class Fires:
-    """Fires and what a plan makes of them, in fire order, held as numbers: a fire and its interval's start in
-    microseconds, and an index into the few (decision, version) kinds; each :class:`Planned` is made when
-    read. A million fires take 20 MB, not the 400 MB of a dict of objects."""
+    """Fires and what a plan makes of them, in fire order, held as numbers (a million take 20 MB, not the 400 MB of
+    a dict of objects); each :class:`Planned` is made when read."""
 
     def __init__(self, offsets: Sequence[int | None] = ()) -> None:
         self._offsets = offsets  # each version's start_time_offset_seconds: the window is made on demand
@@ -116,7 +111,7 @@ class Plan:
 def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
     """The index of the version in force at *moment*: the newest that took effect at or before it (else the first)."""
     if len(versions) == 1:
-        return 0
+        return 0  # called once per execution: a million times
     times = [v.effective_from for v in versions[1:] if v.effective_from is not None]
     return bisect.bisect_right(times, moment)
 
@@ -133,8 +128,8 @@ def _spans(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) 
 
 
 def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> int:
-    """The number of fires in ``[start, end)`` of the versions in force, counted by search (milliseconds for a
-    million); raises :class:`ArgumentError` beyond :data:`MAX_FIRES`. Exactly :data:`MAX_FIRES` is accepted."""
+    """The number of fires in ``[start, end)`` of the versions in force; :class:`ArgumentError` beyond
+    :data:`MAX_FIRES`."""
     total = 0
     for index, begin, upto in _spans(versions, start, end):
         cron = versions[index].settings.cron

@@ -82,9 +82,8 @@ def replay_runs(plan: Plan, start: datetime, end: datetime) -> Sequence[SideRun]
 
 
 def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: timedelta, since: datetime) -> list[Event]:
-    """Hopsworks down before each late launch: from just after the newest fire launched on time before it (else from
-    *since*), to the launch. *placed* holds (fire, submission) of each run; a run is late when submitted more than
-    *grace* after its fire."""
+    """Hopsworks down before each launch more than *grace* after its fire (*placed*: (fire, submission) pairs): from
+    just after the newest fire launched on time before it (else from *since*), to the launch."""
     on_time = array("q")  # the fires launched on time, in microseconds: a million cost 8 MB
     late: list[tuple[datetime, datetime]] = []
     for fire, at in placed:
@@ -113,11 +112,10 @@ def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: tim
 
 
 def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | None]) -> tuple[list[Event], bool]:
-    """Outages inferred from the gaps of a record without launch times: fires the *plan* runs that did not run
-    (*ran* holds every fire with a run), each gap followed by as many runs as the catch-up bound of its version
-    keeps. Hopsworks is taken to have been down from just after the run before the gap (else the gap's first fire)
-    to just after the last of those runs: the catch-up then drops exactly the gap. Also whether a gap is left that
-    such an outage cannot explain because the record ends within the catch-up that would follow it."""
+    """Outages that explain the gaps of a record without launch times (fires the *plan* runs that are not in *ran*),
+    each followed by as many runs as its version's catch-up bound keeps: down from just after the run before the gap
+    to just after the last of those runs, so the catch-up drops exactly the gap. Also whether the record ends in a
+    gap within the catch-up that would follow it."""
     created = [(fire, p.version) for fire, p in plan.fires.items() if p.created]
     events: list[Event] = []
     open_end = False
@@ -170,10 +168,9 @@ def parity(
     outages_known: bool = False,
 ) -> Outcome:
     """Compare Hopsworks (*executions* or *ledger*; with neither, *versions* replayed) with Airflow over
-    ``[start, end)``: *airflow_runs* (a live Airflow's) planned by *airflow_versions*, or the replay of
-    *airflow_versions* (a DAG file's schedule), else of *versions*. Outages declared and inferred are replayed on
-    both sides. The report is ``None`` when the meaning of ``-start_time`` cannot be decided. A ledger without launch
-    times and no outage declared (*outages_known*: none, the user says) has its outages inferred from its gaps."""
+    ``[start, end)``: *airflow_runs* planned by *airflow_versions*, or the replay of *airflow_versions*, else of
+    *versions*. Outages declared and inferred are replayed on both sides; a ledger without launch times and no outage
+    declared (*outages_known*) has them inferred from its gaps. No report when ``-start_time`` cannot be read."""
     reading: Reading | None = None
     skew = timedelta(0)
     bare = Plan(versions)  # to place the runs on fires before any outage is known
