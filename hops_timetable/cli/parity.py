@@ -1,9 +1,7 @@
 """``hops-timetable parity``: did Hopsworks and Airflow process the same HOPS windows over a time range?
 
-Hopsworks' side is its schedule versions and executions listing (or a CSV ledger); Airflow's is the same schedule
-replayed, a DAG file's (``--dag-file``) or a live Airflow's runs (``--airflow-api``). The comparison is
-:func:`hops_timetable.core.parity.sides.parity`; exit status 0 parity, 3 differences, 4 inconclusive, 2 bad input,
-1 when Airflow cannot be read. The JSON format is in docs/cli.md.
+The comparison is :func:`hops_timetable.core.parity.sides.parity`; exit status 0 parity, 3 differences,
+4 inconclusive, 2 bad input, 1 when Airflow cannot be read. The JSON format is in docs/cli.md.
 """
 
 from __future__ import annotations
@@ -63,7 +61,6 @@ class _Reader:
         self.head = self._read()
 
     def _read(self) -> str | None:
-        """The next chunk's text; ``None`` at the end."""
         data = self.file.read(self.CHUNK)
         self.size += len(data)
         if self.size > self.limit:
@@ -97,7 +94,7 @@ class _Reader:
 
 
 def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[ScheduleVersion], str]:
-    """The schedule versions in the file *path* (see :func:`load_schedule_versions`) and the sha256 of its bytes."""
+    """The schedule versions in the file *path* and the sha256 of its bytes."""
     text, digest = read_input(flag, path, MAX_SCHEDULE_CHARS)
     return load_schedule_versions(load_json(text, path), path, offset_model), digest
 
@@ -105,8 +102,8 @@ def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[
 def read_record(
     flag: str, path: str, progress: Callable[[int], None] | None = None
 ) -> tuple[Sequence[Execution] | None, list[LedgerRow] | None, str | None, str]:
-    """The executions listing (JSON) or CSV ledger in *path*, as its first character says, read piece by piece: the
-    executions or the ledger rows, the note of a listing that misses a page, and the sha256 of the file."""
+    """The executions listing (JSON) or CSV ledger in *path*, as its first character says, read piece by piece; the
+    note of a listing that misses a page; the sha256 of the file."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
     if (reader.head or "").lstrip()[:1] in ("{", "["):
         export = read_executions(reader.chunks(), path, progress)
@@ -145,7 +142,7 @@ def airflow_side(
     api: str, dag_id: str, *, token: str | None = None, username: str | None = None, password: str | None = None
 ) -> tuple[ScheduleVersion, list[SideRun]]:
     """A live Airflow's side, read through the audit's client: the DAG's schedule as its plugin reports it, and
-    every run with the window its tasks see. Credentials default to the audit's environment variables."""
+    every run with the window its tasks see."""
     from hops_timetable.cli.audit import Client, Settings
     from hops_timetable.core.coverage import run_window
 
@@ -165,8 +162,7 @@ def airflow_side(
     return ScheduleVersion(None, settings.schedule), runs
 
 
-_OUTCOMES: Final = {"success": "succeeded", "failed": "failed"}
-"""Airflow's run states as outcomes; queued and running are in flight."""
+_OUTCOMES: Final = {"success": "succeeded", "failed": "failed"}  # queued and running are in flight
 
 
 def cmd_parity(args: argparse.Namespace) -> int:

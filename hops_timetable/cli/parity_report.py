@@ -41,6 +41,8 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
     """The JSON document of *outcome* (docs/cli.md)."""
     report, reading = outcome.report, outcome.reading
     status = Verdict.INCONCLUSIVE if report is None else report.exit_status
+    verdict = _verdict(report, reading)
+    report = report or Report(start, end, (), {})  # no reading of -start_time: nothing compared
     sources = (
         (outcome.outages, "declared"),
         (outcome.inferred, "inferred from a late launch"),
@@ -51,7 +53,6 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         for events, source in sources
         for e in events
     ]
-    derived = list(report.derived) if report is not None else []
     return {
         "format": FORMAT,
         "inputs": inputs,
@@ -60,17 +61,14 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         "outages": outages,
         "status": STATUS[status],
         "exit": int(status),
-        "verdict": _verdict(report, reading),
-        "derived": derived,
-        "summary": {} if report is None else report.summary,
-        "rows": _ROWS,  # written one by one (write_json) or only those shown (text_lines): a million rows as dicts
-        # would take gigabytes
-        "manual": [] if report is None else [_side_run(side, run) for side, run in report.manual],
-        "unplaced": [] if report is None else [_side_run(side, run) for side, run in report.unplaced],
-        "notes": [] if report is None else [*report.incomplete, *report.notes],
-        "unused_acceptances": []
-        if report is None
-        else [{"fire": f, "status": s} for f, s in report.unused_acceptances],
+        "verdict": verdict,
+        "derived": list(report.derived),
+        "summary": report.summary,
+        "rows": _ROWS,  # written one by one (write_json) or only those shown: a million rows as dicts take gigabytes
+        "manual": [_side_run(side, run) for side, run in report.manual],
+        "unplaced": [_side_run(side, run) for side, run in report.unplaced],
+        "notes": [*report.incomplete, *report.notes],
+        "unused_acceptances": [{"fire": f, "status": s} for f, s in report.unused_acceptances],
     }
 
 

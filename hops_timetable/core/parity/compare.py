@@ -156,7 +156,7 @@ def compare(
 
     def rows() -> Iterator[Row]:
         pending = dict(accepted or {})
-        for fire, hops, air, planned in _merged(start, end, plans, placed["hopsworks"], placed["airflow"]):
+        for fire, hops, air, planned in _merged(start, end, plans, placed):
             row = _classify(fire, hops, air, planned, covering)
             reason = pending.pop((fire, row.status), None)
             yield row if reason is None else replace(row, accepted=reason)
@@ -187,19 +187,18 @@ def _merged(
     start: datetime,
     end: datetime,
     plans: Mapping[str, Plan],
-    hopsworks: Iterable[SideRun],
-    airflow: Iterable[SideRun],
+    placed: Mapping[str, Iterable[SideRun]],
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
     """In fire order, each fire a run was for or a plan does not leave out, with each side's runs and plan."""
     # Tagged by source, numbered within it: merged by comparing tuples (in C), never the items.
     streams: list[Iterator[tuple[datetime, int, int, object]]] = [
-        ((r.fire, 0, n, r) for n, r in enumerate(_in_range(hopsworks, start, end))),  # type: ignore[misc]
-        ((r.fire, 1, n, r) for n, r in enumerate(_in_range(airflow, start, end))),  # type: ignore[misc]
+        ((r.fire, 0, n, r) for n, r in enumerate(_in_range(placed["hopsworks"], start, end))),  # type: ignore[misc]
+        ((r.fire, 1, n, r) for n, r in enumerate(_in_range(placed["airflow"], start, end))),  # type: ignore[misc]
+        _tagged(plans["hopsworks"], 2, start, end),
     ]
     shared = plans["airflow"] is plans["hopsworks"]
-    for tag, plan in enumerate(plans.values(), start=2):
-        if not (shared and tag == 3):
-            streams.append(_tagged(plan, tag, start, end))
+    if not shared:
+        streams.append(_tagged(plans["airflow"], 3, start, end))
     for fire, group in itertools.groupby(heapq.merge(*streams), key=_FIRST):
         hops: list[SideRun] = []
         air: list[SideRun] = []

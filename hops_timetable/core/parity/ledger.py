@@ -1,8 +1,4 @@
-"""Reading a CSV ledger for ``parity``: the windows a job recorded itself, row by row (untrusted, like every export).
-
-The header holds ``HOPS_START_TIME`` and ``HOPS_END_TIME``, optionally ``HOPS_LOGICAL_DATE``, ``ID``, ``STATE`` and
-``SUBMITTED`` (when the run started). Pure: no Airflow import.
-"""
+"""Reading a CSV ledger for ``parity``: the windows a job recorded itself, row by row (untrusted). Pure."""
 
 from __future__ import annotations
 
@@ -18,7 +14,6 @@ from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, short_repr
 
 MAX_LEDGER_CHARS: Final = 512 * 1024 * 1024
-"""The largest CSV ledger read: 512 MiB, read row by row (:func:`load_ledger`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +32,7 @@ _LEDGER_STATES = {"SUCCEEDED": "succeeded", "SUCCESS": "succeeded", "FINISHED": 
 
 
 def load_ledger(text: str | Iterable[str], source: str) -> list[LedgerRow]:
-    """The rows of a CSV ledger: its whole *text*, or its lines (an open file), read one row at a time; see the
-    module docstring. ``STATE`` may be SUCCEEDED, FINISHED, FAILED or RUNNING."""
+    """The rows of a CSV ledger: its whole *text*, or its lines (an open file), read one row at a time."""
     if isinstance(text, str) and len(text) > MAX_LEDGER_CHARS:
         raise ArgumentError(source, None, f"{source} is larger than {MAX_LEDGER_CHARS:,} characters")
     reader = csv.reader(io.StringIO(text) if isinstance(text, str) else text)
