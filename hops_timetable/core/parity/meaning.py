@@ -1,8 +1,4 @@
-"""What an execution's ``-start_time`` argument means, read from the data, and the fire and window it gives.
-
-It has meant three things (docs/migration.md): the **next** fire after the one that launched the execution, the
-**fire** itself, or the **logical** date (the previous fire clamped to the start). The wrong one shifts every
-window by an interval, so the meaning is never assumed:
+"""What an execution's ``-start_time`` argument means (next, fire or logical: docs/cli.md), read from the data.
 
 * **The server's clock.** A server not on UTC writes its local time with a literal ``Z`` into ``submissionTime``,
   so every submission is off by the same whole number of quarter hours. Each meaning's likeliest skew is the most
@@ -11,13 +7,9 @@ window by an interval, so the meaning is never assumed:
   fire unrun; a tie keeps no skew. A skew that wins only because another meaning, unskewed, leaves the first fire
   unrun (an outage at the start does that too) is undecidable: both readings are said.
 * An *on-time* execution was submitted (skew corrected) within ``grace`` of the newest fire ``F`` before it. It
-  votes for the meaning whose value for ``F`` is its argument (at most one), or for none. Late launches (catch-up
-  after an outage) do not vote.
-* Detected: one meaning with at least :data:`MIN_VOTES` votes and :data:`MAJORITY` of the on-time executions. The
-  others whose argument so read names another fire are *outliers*, compared as their arguments say. Otherwise it
-  is refused with the counts, and the user may state it; a stated meaning a clear majority contradicts is said so.
-
-Pure: no Airflow import.
+  votes for the meaning whose value for ``F`` is its argument (at most one), or for none. Detected: one meaning with
+  :data:`MIN_VOTES` votes and :data:`MAJORITY` of the on-time executions; the others whose argument so read names
+  another fire are *outliers*. Pure.
 """
 
 from __future__ import annotations
