@@ -135,7 +135,7 @@ def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> Exp
     runs = obj.get("maxActiveRuns")
     max_active = 1 if runs is None else check(lambda: check_max_active_runs("maxActiveRuns", runs))
     value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
-    offset = check(lambda: _start_offset("startTimeOffsetSeconds", value, model, cron, start, end_offset))
+    offset = check(lambda: _start_offset(value, model, cron, start, end_offset))
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and offset is not None:
         relative_to = "interval start" if model == "interval-start" else "fire"
         warnings.append(
@@ -200,14 +200,10 @@ def _constant_interval(cron: QuartzCron, start: datetime | None) -> int | None:
 
 
 def _start_offset(
-    name: str,
-    value: object,
-    model: str | None,
-    cron: QuartzCron | None,
-    start: datetime | None,
-    end_offset: object,
+    value: object, model: str | None, cron: QuartzCron | None, start: datetime | None, end_offset: object
 ) -> int | None:
     """The offset today's model means by *value*; a negative one needs *model* (one of :data:`OFFSET_MODELS`)."""
+    name = "startTimeOffsetSeconds"
     if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
         return check_offset(name, value)
     back = -value
