@@ -5,15 +5,15 @@ Pure: no Airflow import.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
-from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.validation import ArgumentError
@@ -37,7 +37,6 @@ class Coverage:
     overlaps: list[Span]
     duplicates: list[Span]
     truncated: bool = False
-    counts: dict[str, int] = field(default_factory=dict)
     dropped: list[Span] = field(default_factory=list)
 
     @property
@@ -50,26 +49,18 @@ class Coverage:
         """Complete, and no window processed twice or in part twice: nothing went wrong that should not have."""
         return self.complete and not self.duplicates and not self.overlaps
 
-    def missing(self) -> list[FireCoverage]:
-        """The fires whose window should have been processed and was not."""
-        return [f for f in self.fires if f.expected and not f.covered]
+    @cached_property
+    def tally(self) -> Tally:
+        return Tally.of((f, 1) for f in self.fires)
 
-    def dropped_fires(self) -> list[FireCoverage]:
-        """The fires the schedule dropped by design whose window no run processed."""
-        return [f for f in self.fires if f.by_design and not f.covered]
+    @property
+    def counts(self) -> dict[str, int]:
+        """Fires by status."""
+        return self.tally.counts
 
     def verdict(self) -> str:
         """One line naming both kinds: the windows that should have run and did not, and the drops by design."""
-        return verdict_line(
-            self.now,
-            sum(1 for f in self.fires if f.expected),
-            by_status((f, 1) for f in self.missing()),
-            by_status((f, 1) for f in self.dropped_fires()),
-            sum(1 for f in self.fires if f.pending),
-            len(self.gaps),
-            len(self.duplicates),
-            len(self.overlaps),
-        )
+        return self.tally.verdict(self.now, len(self.gaps), len(self.duplicates), len(self.overlaps))
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -78,9 +69,9 @@ class Coverage:
             "complete": self.complete,
             "ok": self.ok,
             "verdict": self.verdict(),
-            "expected_windows": sum(1 for f in self.fires if f.expected),
-            "missing_windows": len(self.missing()),
-            "dropped_by_design": len(self.dropped_fires()),
+            "expected_windows": self.tally.expected,
+            "missing_windows": sum(self.tally.missing.values()),
+            "dropped_by_design": sum(self.tally.dropped.values()),
             "truncated": self.truncated,
             "counts": dict(self.counts),
             "fires": [
@@ -157,10 +148,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     gaps = _gaps([f for f in result if f.expected], rules.processed)
     dropped = _gaps([f for f in result if f.by_design], rules.processed)
     overlaps, duplicates = rules.overlaps()
-    counts: dict[str, int] = defaultdict(int)
-    for item in result:
-        counts[item.status] += 1
-    return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dict(counts), dropped)
+    return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dropped)
 
 
 def timeline_begin(policy: CatchupPolicy, earliest_start: datetime | None, since: datetime | None) -> datetime | None:

@@ -21,7 +21,7 @@ from hops_timetable.core.coverage.spans import Span, inside, merge_spans, overla
 from hops_timetable.core.decision import BY_DESIGN, Decision
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window
 
-__all__ = ["FireCoverage", "Rules", "by_status", "verdict_line"]
+__all__ = ["FireCoverage", "Rules", "Tally"]
 
 
 @dataclass(frozen=True)
@@ -303,40 +303,50 @@ def _processed(state: str) -> bool:
     return state in DONE_STATES or state in IN_FLIGHT_STATES
 
 
-def by_status(items: Iterable[tuple[FireCoverage, int]]) -> dict[str, int]:
-    """Fires counted by status: each item a fire and how many fires read like it."""
-    why: dict[str, int] = defaultdict(int)
-    for fire, count in items:
-        why[fire.status] += count
-    return dict(why)
+@dataclass(frozen=True)
+class Tally:
+    """What a verdict counts, over fires each read *n* times alike: every fire by status, the expected ones, those
+    of them not processed and the drops by design not processed (both by status), and the pending ones."""
 
+    counts: dict[str, int]
+    expected: int
+    missing: dict[str, int]
+    dropped: dict[str, int]
+    pending: int
 
-def verdict_line(
-    now: datetime,
-    expected: int,
-    missing: Mapping[str, int],
-    dropped: Mapping[str, int],
-    pending: int,
-    gaps: int,
-    duplicates: int,
-    overlaps: int,
-) -> str:
-    """The one-line verdict of :class:`Coverage` and :class:`History`, from their counts."""
+    @classmethod
+    def of(cls, items: Iterable[tuple[FireCoverage, int]]) -> Tally:
+        counts: dict[str, int] = defaultdict(int)
+        missing: dict[str, int] = defaultdict(int)
+        dropped: dict[str, int] = defaultdict(int)
+        expected = pending = 0
+        for fire, n in items:
+            status = fire.status
+            counts[status] += n
+            expected += n if fire.expected else 0
+            pending += n if fire.pending else 0
+            if not fire.covered and (fire.expected or fire.by_design):
+                (missing if fire.expected else dropped)[status] += n
+        return cls(dict(counts), expected, dict(missing), dict(dropped), pending)
 
-    def listed(counts: Mapping[str, int]) -> str:
-        return ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    def verdict(self, now: datetime, gaps: int, duplicates: int, overlaps: int) -> str:
+        """The one-line verdict of :class:`Coverage` and :class:`History`."""
 
-    n_dropped = sum(dropped.values())
-    design = f"{n_dropped:,} dropped by design ({listed(dropped)})" if n_dropped else "none dropped by design"
-    twice = [f"{duplicates:,} window(s) processed more than once"] if duplicates else []
-    twice += [f"{overlaps:,} overlap(s)"] if overlaps else []
-    upto = format_hops_time(now)
-    if missing:
-        head = f"gaps found: {sum(missing.values()):,} of {expected:,} expected window(s) not processed "
-        return head + f"({listed(missing)}); " + "; ".join([f"{gaps:,} gap(s)", *twice, design])
-    if twice:
-        return f"overlaps found: all {expected:,} expected window(s) up to {upto} processed; " + "; ".join(
-            [*twice, design]
-        )
-    tail = f" ({pending:,} fire(s) due a moment ago, run not created yet)" if pending else ""
-    return f"complete: all {expected:,} expected window(s) up to {upto} processed{tail}; {design}"
+        def listed(counts: Mapping[str, int]) -> str:
+            return ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+        expected = self.expected
+        n_dropped = sum(self.dropped.values())
+        design = f"{n_dropped:,} dropped by design ({listed(self.dropped)})" if n_dropped else "none dropped by design"
+        twice = [f"{duplicates:,} window(s) processed more than once"] if duplicates else []
+        twice += [f"{overlaps:,} overlap(s)"] if overlaps else []
+        upto = format_hops_time(now)
+        if self.missing:
+            head = f"gaps found: {sum(self.missing.values()):,} of {expected:,} expected window(s) not processed "
+            return head + f"({listed(self.missing)}); " + "; ".join([f"{gaps:,} gap(s)", *twice, design])
+        if twice:
+            return f"overlaps found: all {expected:,} expected window(s) up to {upto} processed; " + "; ".join(
+                [*twice, design]
+            )
+        tail = f" ({self.pending:,} fire(s) due a moment ago, run not created yet)" if self.pending else ""
+        return f"complete: all {expected:,} expected window(s) up to {upto} processed{tail}; {design}"

@@ -12,7 +12,7 @@ from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.changes import unchanged_before
 from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
-from hops_timetable.core.coverage.fires import FireCoverage, Rules, by_status, verdict_line
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord
 from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
 from hops_timetable.core.decision import Decision
@@ -77,17 +77,12 @@ class History:
     overlaps: int
     policy: CatchupPolicy
     rules: Rules = field(repr=False, compare=False)
-    # What is counted over every stretch, once: shared by a copy made for another instant with the same now_key.
-    tally: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def _count(self, name: str, work: Callable[[], Any]) -> Any:
-        if name not in self.tally:
-            self.tally[name] = work()
-        return self.tally[name]
+    # Counted once over every stretch: shared by a copy made for another instant with the same now_key.
+    tally: Tally = field(repr=False, compare=False)
 
     @property
     def fires(self) -> int:
-        return int(self._count("fires", lambda: sum(s.count for s in self.stretches)))
+        return sum(self.tally.counts.values())
 
     @property
     def complete(self) -> bool:
@@ -99,24 +94,11 @@ class History:
 
     def counts(self) -> dict[str, int]:
         """Fires by status."""
-        return dict(self._count("counts", lambda: by_status((s.sample, s.count) for s in self.stretches)))
+        return dict(self.tally.counts)
 
     def verdict(self) -> str:
         """The verdict :meth:`Coverage.verdict` gives for the same history, uncapped."""
-
-        def tally() -> tuple[int, dict[str, int], dict[str, int], int]:
-            stretches = self.stretches
-            return (
-                sum(s.count for s in stretches if s.sample.expected),
-                by_status((s.sample, s.count) for s in stretches if s.sample.expected and not s.sample.covered),
-                by_status((s.sample, s.count) for s in stretches if s.sample.by_design and not s.sample.covered),
-                sum(s.count for s in stretches if s.sample.pending),
-            )
-
-        expected, missing, dropped, pending = self._count("verdict", tally)
-        return verdict_line(
-            self.now, expected, missing, dropped, pending, len(self.gaps), self.duplicates, self.overlaps
-        )
+        return self.tally.verdict(self.now, len(self.gaps), self.duplicates, self.overlaps)
 
     def nth_newest(self, n: int) -> datetime | None:
         """The fire *n* places before the newest (0: the newest), or None beyond the oldest."""
@@ -233,6 +215,7 @@ def history(
         len(overlaps),
         policy,
         rules,
+        Tally.of((s.sample, s.count) for s in stretches),
     )
 
 
