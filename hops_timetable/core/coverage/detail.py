@@ -15,7 +15,7 @@ from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
-from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
+from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
@@ -145,8 +145,9 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
         upto = now if until is None else min(now, as_utc(until))
         fires, truncated = _fires(policy, begin, upto, max_fires)
     result = [rules.fire(fire) for fire in fires]
-    gaps = _gaps([f for f in result if f.expected], rules.processed)
-    dropped = _gaps([f for f in result if f.by_design], rules.processed)
+    windows = [(f.window.start, f.window.end, f.status, f.run_ids) for f in result]
+    gaps = gaps_in([w for f, w in zip(result, windows, strict=True) if f.expected], rules.processed)
+    dropped = gaps_in([w for f, w in zip(result, windows, strict=True) if f.by_design], rules.processed)
     overlaps, duplicates = rules.overlaps()
     return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dropped)
 
@@ -204,25 +205,3 @@ def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> t
         out.append(fire)
         fire = policy.cron.next_after(fire)
     return out, truncated
-
-
-def _gaps(expected: Sequence[FireCoverage], processed: Sequence[tuple[datetime, datetime]]) -> list[Span]:
-    """The parts of the windows of *expected* (fires in order) that no processed window covers, with their reasons."""
-    holes = uncovered(merge_spans((f.window.start, f.window.end) for f in expected), processed)
-    # Windows follow the fires: their starts and their ends both grow with the fire, and so do the holes, so one
-    # pass finds the fires each hole meets.
-    gaps = []
-    first = 0
-    for lo, hi in holes:
-        while first < len(expected) and expected[first].window.end <= lo:
-            first += 1
-        there = []
-        index = first
-        while index < len(expected) and expected[index].window.start < hi:
-            if lo < expected[index].window.end:
-                there.append(expected[index])
-            index += 1
-        reasons = tuple(dict.fromkeys(f.status for f in there))
-        run_ids = tuple(dict.fromkeys(r for f in there for r in f.run_ids))
-        gaps.append(Span(lo, hi, reasons, run_ids))
-    return gaps

@@ -14,7 +14,7 @@ from hops_timetable.core.coverage.changes import unchanged_before
 from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord
-from hops_timetable.core.coverage.spans import Span, merge_spans, uncovered
+from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.decision import Decision
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
@@ -189,20 +189,7 @@ def history(
 
     def spans(keep: Callable[[FireCoverage], bool]) -> list[Span]:
         chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
-        wanted = merge_spans((s.sample.window.start, s.window_end) for s in chosen)
-        holes = uncovered(wanted, rules.processed)
-        out = []
-        index = 0
-        for lo, hi in holes:
-            while index < len(chosen) and chosen[index].window_end <= lo:
-                index += 1
-            there: list[str] = []
-            scan = index
-            while scan < len(chosen) and chosen[scan].sample.window.start < hi:
-                there.append(chosen[scan].sample.status)
-                scan += 1
-            out.append(Span(lo, hi, tuple(dict.fromkeys(there))))
-        return out
+        return gaps_in([(s.sample.window.start, s.window_end, s.sample.status, ()) for s in chosen], rules.processed)
 
     overlaps, duplicates = rules.overlaps()
     return History(

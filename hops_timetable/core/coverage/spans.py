@@ -16,7 +16,7 @@ from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.runs import DONE_STATES, IN_FLIGHT_STATES, RunWindow
 from hops_timetable.core.window import format_hops_time
 
-__all__ = ["Span", "inside", "merge_spans", "overlaps_and_duplicates", "uncovered"]
+__all__ = ["Span", "gaps_in", "inside", "merge_spans", "overlaps_and_duplicates", "uncovered"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,26 @@ def uncovered(
         if cursor < hi:
             holes.append((cursor, hi))
     return holes
+
+
+def gaps_in(
+    windows: Sequence[tuple[datetime, datetime, str, tuple[str, ...]]], processed: Sequence[tuple[datetime, datetime]]
+) -> list[Span]:
+    """The parts of *windows* (start, end, reason, run ids) no merged span of *processed* covers, each with the
+    reasons and runs of the windows it meets. The windows follow fires: their starts and ends both grow, and so do
+    the holes, so one pass finds the windows each hole meets."""
+    out = []
+    first = 0
+    for lo, hi in uncovered(merge_spans((start, end) for start, end, _, _ in windows), processed):
+        while first < len(windows) and windows[first][1] <= lo:
+            first += 1
+        index = first
+        while index < len(windows) and windows[index][0] < hi:
+            index += 1
+        there = windows[first:index]
+        reasons = tuple(dict.fromkeys(reason for _, _, reason, _ in there))
+        out.append(Span(lo, hi, reasons, tuple(dict.fromkeys(r for *_, ids in there for r in ids))))
+    return out
 
 
 def overlaps_and_duplicates(
