@@ -1,8 +1,7 @@
 """Coverage of a DAG's data windows: which HOPS windows have been processed, which are missing, and why.
 
-Given a DAG's schedule and its runs as Airflow recorded them (run type, state, data interval, ``conf``), every cron
-fire from the DAG's start to *now* gets one decision, in the vocabulary the policy and the outage simulator share
-(:class:`~hops_timetable.core.decision.Decision`):
+Given a DAG's schedule and its runs as Airflow recorded them, every cron fire from the DAG's start to *now* gets one
+:class:`~hops_timetable.core.decision.Decision`, the policy's and the outage simulator's vocabulary:
 
 * ``created``: the fire has a scheduled or backfill run; its state says whether it ran, runs or failed.
 * ``dropped beyond max_catchup_runs`` / ``dropped: catchup=False``: no run, and the run created after the gap is
@@ -12,18 +11,11 @@ fire from the DAG's start to *now* gets one decision, in the vocabulary the poli
 * ``missed: ...``: no run and the bound does not explain it (the DAG was paused, Airflow down past the bound
   "now", or the run was deleted).
 
-Two kinds of unprocessed window are kept apart. Fires the schedule drops *by design* (the decisions in
-:data:`~hops_timetable.core.decision.BY_DESIGN`: the catch-up bound, ``catchup=False``, ``skip_to_date``, before
-the start, after the end) are listed and counted, and their windows form ``dropped``; they are not gaps. Windows that
-*should* have been processed and were not (a failed run, a missed or overdue fire) are the ``gaps``, and windows
-processed more than once the ``duplicates`` and ``overlaps``.
-
-Each run's HOPS window is the one its tasks see, by the operators' own rule
-(:func:`~hops_timetable.core.conf_window.resolve_hops_env`): a window in ``conf["hops_window"]``, else the
-scheduler's window for scheduled and backfill runs, else none. The *expected* windows are those of every fire up
-to now that was not dropped by design; the *processed* ones those of runs that succeeded or are in flight. Gaps are
-the parts of the expected span no processed window covers (each with the reasons of the fires there), overlaps the
-parts two processed windows cover, duplicates identical windows of two runs. Pure: no Airflow import.
+Windows of fires dropped *by design* (:data:`~hops_timetable.core.decision.BY_DESIGN`) form ``dropped``, not gaps.
+The *expected* windows are those of the other fires up to now, the *processed* ones those of runs (their window as
+:mod:`~.runs` reads it) that succeeded or are in flight. ``gaps``: the parts of the expected windows no processed
+window covers, with the reasons of the fires there; ``overlaps``: parts two processed windows cover; ``duplicates``:
+identical windows of two runs. Pure: no Airflow import.
 """
 
 from __future__ import annotations

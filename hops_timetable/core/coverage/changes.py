@@ -18,11 +18,8 @@ def unchanged_before(old: Rules, new: Rules) -> datetime | None:
     """An instant before which every fire reads alike under *old* and *new* (its decision, runs, state, coverage
     and pending), so the stretches of those fires carry over; ``None`` when no fire surely does.
 
-    What a fire reads depends on the runs at it, the processed windows that meet its own, the scheduled runs around
-    it (a gap's decision is asked of the scheduled run after it and the one before) and, through the first fire
-    still due and the grace period, on *now*. Past the first run kept whole and the first block that differ, every
-    run and block is taken as changed: the newest runs change together, and an old run that changed only costs
-    the history after it.
+    A fire reads the runs at it, the processed windows meeting its own, the scheduled runs around it and *now*
+    (the first fire due, the grace period). Every run and block past the first that differ counts as changed.
     """
     if (old.policy, old.catchup, old.offset) != (new.policy, new.catchup, new.offset):
         return None

@@ -60,11 +60,8 @@ class FireCoverage:
 
 
 class Rules:
-    """What the runs of one DAG say about any of its fires: the one place a fire's decision and coverage are made.
-
-    Built once from the runs (``O(runs log runs)``); each fire is then answered by bisection, so the cost of a
-    timeline is its number of fires times ``log(runs)``, or, for :func:`history`, its number of runs and stretches.
-    """
+    """What the runs of one DAG say about any of its fires: built once (``O(runs log runs)``), each fire then
+    answered by bisection."""
 
     def __init__(
         self,
@@ -170,11 +167,8 @@ class Rules:
         if after is not None:
             following, queued = after
             if following not in self._gap_decisions:
-                # The run after the gap: the bound explains the gap if the policy picks exactly it, asked when
-                # Airflow asks. Airflow 3.2 on asks again as it creates the run (when it queued it); 3.0 and 3.1 only
-                # when they created the run before (a catch-up then makes one run per scheduler loop, each picked at
-                # the one before: when a fire falls in between, only that earlier instant explains it). At most two
-                # questions per gap, whatever the number of fires in it.
+                # The bound explains the gap if the policy picks exactly the run after it when Airflow asked: as it
+                # queued that run (3.2 on) or as it created the run before (3.0, 3.1: one catch-up run per loop).
                 before = self._scheduled_before(fire)
                 previous = None if before is None else before[0]
                 asked = [moment for moment in (queued, None if before is None else before[1]) if moment is not None]
@@ -237,19 +231,16 @@ class Rules:
             )
         return self._overlaps
 
-    def cuts(self, offset_seconds: int | None) -> list[datetime]:
+    def cuts(self) -> list[datetime]:
         """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.
 
-        Between two of them every fire without a run has the same decision (the policy's start, skip_to_date and
-        end; the scheduled run after it; the first fire still due; the grace period) and the same coverage, except
-        the first fire after a cut, whose window starts before it: the processed spans' ends, moved by the offset,
-        since a fire's window ``[previous fire - offset, fire - offset)`` lies inside ``[lo, hi)`` exactly when
-        ``lo + offset <= previous fire`` and ``fire <= hi + offset``. Fires with a run are cut apart from the others,
-        and from each other where their runs' best state changes: consecutive fires whose runs all ran are one
-        stretch, asked about three of its fires, so a run for every fire costs one cron step a run.
+        Between two of them every fire without a run reads alike except the first, whose window starts before the
+        cut (a fire's window ``[previous - offset, fire - offset)`` lies inside a processed ``[lo, hi)`` exactly when
+        ``lo + offset <= previous`` and ``fire <= hi + offset``). Fires with runs are cut where their best state
+        changes, so a run for every fire costs one cron step a run.
         """
         policy = self.policy
-        shift = timedelta(seconds=offset_seconds or 0)
+        shift = timedelta(seconds=self.offset or 0)
         cuts: list[datetime] = [self.grace_limit]
         cuts += [t for t in (policy.start,) if t is not None]
         cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
@@ -277,15 +268,14 @@ def _block_pieces(
     block: RunBlock, lo: datetime, hi: datetime, policy: CatchupPolicy, offset: int | None
 ) -> tuple[tuple[datetime, datetime, str], ...]:
     """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
-    # Kept between views: the overlaps are worked out over the whole history on every page worked out, and the
-    # same block and window give the same pieces (stepping a block's runs cost most of a page at 10^6 runs).
+    # Cached: every page works out the overlaps of the whole history (stepping a block's runs cost most of a page at
+    # 10^6 runs).
     shift = timedelta(seconds=offset or 0)
     cron = policy.cron
     fire: datetime | None = max(block.first_fire, cron.next_after(lo + shift) or block.first_fire)
     if fire is None or fire > block.last_fire:
         return ()
-    # A block's fires are consecutive: each run's interval starts at the fire before (block.window's rule,
-    # stepped along rather than asked of the cron again for every run).
+    # A block's fires are consecutive: each run's interval starts at the fire before (block.window's rule, stepped).
     start = block.interval_start(fire, policy)
     label = block.label
     out = []

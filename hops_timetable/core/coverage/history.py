@@ -159,12 +159,10 @@ def history(
 ) -> History:
     """The whole history of :func:`coverage`, uncapped, as stretches of fires that read alike.
 
-    The fires are cut only where an answer may change (:meth:`Rules.cuts`: the runs, the processed spans, the
-    policy's bounds), each piece asked about its first, second and last fire and its length counted by the cron,
-    so the cost grows with the runs, not with the fires: a million fires of a bounded catch-up cost what its few
-    dozen runs cost. Given the *previous* history of the same DAG (worked out from other runs or at another
-    instant), the stretches of the fires that read alike in both (:func:`unchanged_before`) are taken from it and
-    only the newer fires are asked: a run appended or a minute passed costs what changed, not the history.
+    The fires are cut only where an answer may change (:meth:`Rules.cuts`), each piece asked about its first,
+    second and last fire and counted by the cron: the cost grows with the runs, not the fires. Given the *previous*
+    history of the same DAG (other runs, another instant), the stretches that read alike in both
+    (:func:`unchanged_before`) are kept and only the newer fires asked.
     """
     rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
     begin = timeline_begin(policy, rules.earliest_start, since)
@@ -178,7 +176,7 @@ def history(
             if stable is not None:
                 stretches = previous.older_than(min(stable, newest + TICK))
                 fire = policy.cron.next_after(stretches[-1].last) if stretches else first
-        for cut in [*(c for c in rules.cuts(offset_seconds) if first <= c < newest), newest]:
+        for cut in [*(c for c in rules.cuts() if first <= c < newest), newest]:
             if fire is None:
                 break
             if fire > cut:
@@ -220,9 +218,8 @@ def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRA
 def _piece(
     rules: Rules, first: datetime, high: datetime, previous: datetime | None
 ) -> tuple[list[Stretch], datetime | None]:
-    """The fires from *first* (a fire; *previous* the one before it, if known) to *high*: the first and the last
-    asked one by one, the rest as the second says; and the fire after them. A piece of one fire, as between the
-    cuts of a run per fire, costs one cron step; a piece that is a block's fires, no search of the cron."""
+    """The fires from *first* (*previous*: the fire before it, if known) to *high*, the first and last asked one by
+    one, the rest as the second says; and the fire after them."""
     cron = rules.policy.cron
     following = cron.next_after(first)
     out = [_single(rules.fire(first, previous))]
