@@ -3,7 +3,6 @@ before when only the newest runs changed or the clock moved on. Pure: no Airflow
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -43,10 +42,10 @@ def unchanged_before(old: Rules, new: Rules) -> datetime | None:
         changed = min(fires)
         # The fires of the gap before a changed run are decided by it: only those up to the newest scheduled run
         # before it (the same in both, every run before *changed* being so) read alike.
-        before = [_scheduled_before(rules, changed) for rules in (old, new)]
+        before = [rules.scheduled_before(changed) for rules in (old, new)]
         if None in before:
             return None
-        points.append(min(b for b in before if b is not None) + TICK)
+        points.append(min(b[0] for b in before if b is not None) + TICK)
     points += [rules.due_from for rules in (old, new) if rules.due_from is not None]  # due and pending fires
     return min(points) if points else max(old.now, new.now) + TICK  # else nothing differs: every fire carries over
 
@@ -56,15 +55,3 @@ def _first_difference(old: Sequence[object], new: Sequence[object]) -> int:
         if a is not b and a != b:
             return index
     return min(len(old), len(new))
-
-
-def _scheduled_before(rules: Rules, moment: datetime) -> datetime | None:
-    """The newest fire before *moment* with a scheduled run, kept whole or in a block."""
-    index = bisect_left(rules.scheduled_fires, moment)
-    found: list[datetime | None] = [rules.scheduled_fires[index - 1]] if index else []
-    index = bisect_left(rules.scheduled_block_firsts, moment)
-    if index:
-        block = rules.scheduled_blocks[index - 1]
-        # A block holding *moment* has a run at every fire of it: the newest before *moment* is the fire before.
-        found.append(block.last_fire if block.last_fire < moment else rules.policy.cron.prev_before(moment))
-    return max((f for f in found if f is not None), default=None)

@@ -144,16 +144,21 @@ class Rules:
             found.append((block.first_fire, block.first_queued))
         return min(found, key=lambda item: item[0], default=None)
 
-    def _scheduled_before(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
-        """The newest fire before *fire* (which has no run) with a scheduled run, and when it was queued."""
+    def scheduled_before(self, moment: datetime) -> tuple[datetime, datetime | None] | None:
+        """The newest fire before *moment* with a scheduled run, kept whole or in a block, and when it was queued."""
         found: list[tuple[datetime, datetime | None]] = []
-        index = bisect_left(self.scheduled_fires, fire)
+        index = bisect_left(self.scheduled_fires, moment)
         if index > 0:
             found.append((self.scheduled_fires[index - 1], self.scheduled_queued[index - 1]))
-        index = bisect_left(self.scheduled_block_firsts, fire)
+        index = bisect_left(self.scheduled_block_firsts, moment)
         if index > 0:
             block = self.scheduled_blocks[index - 1]
-            found.append((block.last_fire, block.last_queued))
+            if block.last_fire < moment:
+                found.append((block.last_fire, block.last_queued))
+            else:  # a block holding *moment* has a run at every fire: the newest before it is the fire before
+                inner = self.policy.cron.prev_before(moment)
+                assert inner is not None  # the block's first fire lies before *moment*
+                found.append((inner, None))
         return max(found, key=lambda item: item[0], default=None)
 
     def decide(self, fire: datetime) -> Decision:
@@ -169,7 +174,7 @@ class Rules:
             if following not in self._gap_decisions:
                 # The bound explains the gap if the policy picks exactly the run after it when Airflow asked: as it
                 # queued that run (3.2 on) or as it created the run before (3.0, 3.1: one catch-up run per loop).
-                before = self._scheduled_before(fire)
+                before = self.scheduled_before(fire)
                 previous = None if before is None else before[0]
                 asked = [moment for moment in (queued, None if before is None else before[1]) if moment is not None]
                 explained = any(
