@@ -148,7 +148,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     windows = [(f.window.start, f.window.end, f.status, f.run_ids) for f in result]
     gaps = gaps_in([w for f, w in zip(result, windows, strict=True) if f.expected], rules.processed)
     dropped = gaps_in([w for f, w in zip(result, windows, strict=True) if f.by_design], rules.processed)
-    overlaps, duplicates = rules.overlaps()
+    overlaps, duplicates = rules.overlaps
     return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dropped)
 
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
@@ -108,7 +108,6 @@ class Rules:
         due = policy.next_run(max(newest, default=None), self.now, catchup=catchup)
         self.due_from = None if due is None else due.fire
         self._gap_decisions: dict[datetime, Decision] = {}
-        self._overlaps: tuple[list[Span], list[Span]] | None = None
 
     @property
     def earliest_start(self) -> datetime | None:
@@ -224,17 +223,16 @@ class Rules:
         own = block.window(fire, self.policy, self.offset)
         return (block.run_id(fire, self.policy) or block.label) if (own.start, own.end) == window else None
 
+    @cached_property
     def overlaps(self) -> tuple[list[Span], list[Span]]:
-        """The overlaps and duplicates of the processed windows, worked out once."""
-        if self._overlaps is None:
-            self._overlaps = overlaps_and_duplicates(
-                self.windows,
-                self.blocks,
-                self.block_spans,
-                self.block_window,
-                lambda block, lo, hi: _block_pieces(block, lo, hi, self.policy, self.offset),
-            )
-        return self._overlaps
+        """The overlaps and duplicates of the processed windows."""
+        return overlaps_and_duplicates(
+            self.windows,
+            self.blocks,
+            self.block_spans,
+            self.block_window,
+            lambda block, lo, hi: _block_pieces(block, lo, hi, self.policy, self.offset),
+        )
 
     def cuts(self) -> list[datetime]:
         """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.

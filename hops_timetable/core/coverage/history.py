@@ -189,7 +189,7 @@ def history(
         chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
         return gaps_in([(s.sample.window.start, s.window_end, s.sample.status, ()) for s in chosen], rules.processed)
 
-    overlaps, duplicates = rules.overlaps()
+    overlaps, duplicates = rules.overlaps
     return History(
         rules.now,
         begin,

@@ -99,10 +99,10 @@ def gaps_in(
 
 def overlaps_and_duplicates(
     windows: Sequence[RunWindow],
-    blocks: Sequence[RunBlock] = (),
-    block_spans: Sequence[tuple[datetime, datetime]] = (),
-    block_window: Callable[[tuple[datetime, datetime]], str | None] | None = None,
-    block_pieces: Callable[[RunBlock, datetime, datetime], Sequence[tuple[datetime, datetime, str]]] | None = None,
+    blocks: Sequence[RunBlock],
+    block_spans: Sequence[tuple[datetime, datetime]],
+    block_window: Callable[[tuple[datetime, datetime]], str | None],
+    block_pieces: Callable[[RunBlock, datetime, datetime], Sequence[tuple[datetime, datetime, str]]],
 ) -> tuple[list[Span], list[Span]]:
     """Stretches covered by two or more processed windows, and identical windows of two or more runs.
 
@@ -111,22 +111,20 @@ def overlaps_and_duplicates(
     duplicating it), and *block_pieces* cuts a stretch a block covers into its runs' windows, so an overlap reads
     as it does with the runs whole.
     """
-    done = [w for w in windows if w.processed and w.window is not None]
+    done = [(w.window.start, w.window.end, w.run.run_id) for w in windows if w.processed and w.window is not None]
     same: dict[tuple[datetime, datetime], list[str]] = defaultdict(list)
-    for w in done:
-        assert w.window is not None
-        same[(w.window.start, w.window.end)].append(w.run.run_id)
+    for start, end, run_id in done:
+        same[(start, end)].append(run_id)
     for key, names in same.items():
-        named = None if block_window is None else block_window(key)
+        named = block_window(key)
         if named is not None:
             names.insert(0, named)
     duplicates = [Span(s, e, ("processed more than once",), tuple(ids)) for (s, e), ids in sorted(same.items())]
     duplicates = [d for d in duplicates if len(d.run_ids) > 1]
     # Sweep over window edges, counting how many windows are open.
     edges: list[tuple[datetime, int, str]] = []
-    for w in done:
-        assert w.window is not None
-        edges += [(w.window.start, 1, w.run.run_id), (w.window.end, -1, w.run.run_id)]
+    for start, end, run_id in done:
+        edges += [(start, 1, run_id), (end, -1, run_id)]
     by_label: dict[str, RunBlock] = {}
     for block, (lo, hi) in zip(blocks, block_spans, strict=True):
         if block.state in DONE_STATES or block.state in IN_FLIGHT_STATES:
@@ -148,7 +146,7 @@ def overlaps_and_duplicates(
         if previous is not None and at > previous and len(open_ids) > 1:
             # Blocks never meet each other's windows: at most one is open, cut into its runs' windows.
             inside = next((by_label[n] for n in open_ids if n in by_label), None)
-            if inside is None or block_pieces is None:
+            if inside is None:
                 emit(previous, at, open_ids)
             else:
                 others = [n for n in open_ids if n != inside.label]
