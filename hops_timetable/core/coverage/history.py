@@ -63,10 +63,8 @@ class Stretch:
 
 @dataclass(frozen=True)
 class History:
-    """A DAG's whole history at *now* as :class:`Stretch` es: what :func:`coverage` says, at a cost set by the runs.
-
-    ``fires`` is the number of fires; ``gaps`` and ``dropped`` as in :class:`Coverage`, over the whole history.
-    """
+    """A DAG's whole history at *now* as :class:`Stretch` es: what :func:`coverage` says, at a cost set by the runs
+    (``gaps`` and ``dropped`` as in :class:`Coverage`, over the whole history)."""
 
     now: datetime
     begin: datetime | None

@@ -50,12 +50,8 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class RunWindow:
-    """The HOPS window a run's tasks see, and where it comes from: ``scheduler``, ``conf`` or ``None``.
-
-    ``error`` is set (and ``window`` is ``None``) when ``conf["hops_window"]`` is invalid: such a run's tasks fail.
-    ``carried`` is the whole source :func:`resolve_run_window` names (``"scheduled run replayed"``, with what was
-    ignored), as the run tab shows it.
-    """
+    """The HOPS window a run's tasks see, and where it comes from: ``scheduler``, ``conf`` or ``None``. ``error``:
+    why ``conf["hops_window"]`` is invalid (the tasks fail); ``carried``: the source as the run tab shows it."""
 
     run: RunRecord
     window: HopsWindow | None
