@@ -24,7 +24,8 @@ MAX_SIMULATED_FIRES = 100_000_000
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from hops_timetable.core.simulate import Decision, expand, simulate
+    from hops_timetable.core.decision import Decision
+    from hops_timetable.core.simulate import expand, simulate
 
     now = now_from_args(args)
     settings = settings_from_args(args, now)

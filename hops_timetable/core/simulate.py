@@ -24,8 +24,7 @@ from datetime import datetime
 
 from hops_timetable.core.catchup import CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.decision import CATCH_UP_DROPS as CATCH_UP_DROPS  # re-exported, for the tab
-from hops_timetable.core.decision import Decision as Decision
+from hops_timetable.core.decision import Decision as Decision  # re-exported
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc
 

@@ -11,10 +11,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from hops_timetable._compat import executing_task, fail_without_retries
-from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, conf_with_form_window, resolve_run_window
+from hops_timetable.core.conf_window import (
+    CONF_KEY,
+    HopsWindowError,
+    RunWindowError,
+    conf_with_form_window,
+    resolve_run_window,
+)
 from hops_timetable.core.validation import ArgumentTypeError
 from hops_timetable.core.window import HOPS_ENV_KEYS
-from hops_timetable.core.window_source import log_window
 from hops_timetable.timetable import HopsworksTimetable
 
 _log = logging.getLogger(__name__)
@@ -22,6 +27,15 @@ _log = logging.getLogger(__name__)
 # Operator attributes a container or subprocess environment is built from (BashOperator ``env``,
 # KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for.
 _ENV_ATTRIBUTES = ("env", "env_vars", "environment")
+
+
+def log_window(logger: Any, values: Mapping[str, str], source: str | None) -> None:
+    """The one INFO line, before the job runs, of the three values a task got and their source, or why none."""
+    if not values:
+        logger.info('HOPS window: none (a run from outside without conf["%s"]); HOPS_* variables are not set', CONF_KEY)
+        return
+    text = " ".join(f"{key}={values.get(key, 'unset')}" for key in HOPS_ENV_KEYS)
+    logger.info("HOPS window from %s: %s", source or "unknown", text)
 
 
 class HopsFields:
