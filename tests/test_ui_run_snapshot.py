@@ -83,6 +83,11 @@ def test_an_api_server_started_again_takes_the_runs_up_and_follows_what_changed_
     runs = [RunRecord(**{**asdict(r), "state": changes.get(r.run_id, r.state)}) for r in runs + more]
     _pages_read_as_the_whole_history(session, dag_id, runs, 909)
     assert restarted() == [dag_id]  # taken up from the snapshot: the history was not read again
+    # The older runs that changed were written down again: the next start need not read them.
+    path = run_snapshot._path(dag_id)
+    assert path is not None
+    failed = {row[1][0] for row in json.loads(path.read_text())["failed"]}
+    assert {"scheduled__20", "manual__b"} <= failed and "scheduled__150" not in failed
 
 
 def test_a_snapshot_that_no_longer_fits_is_ignored_and_the_runs_fold_again(session: Any, restarted: Any) -> None:

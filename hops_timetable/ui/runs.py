@@ -277,6 +277,7 @@ class _Folded:
         counts = run_state_counts(session, dag_id, _WATCHED, self.upto)
         if {state: counts.get(state, 0) for state in _WATCHED} == expected:
             return
+        self.saved = None  # older runs changed: written again, so that a restart need not read them again
         query = RunQuery(states=_WATCHED, upto_id=self.upto)
         now = {int(row.id): record_of(row) for row in run_rows(session, dag_id, query)}
         was = {**self.failed, **self.in_flight}
