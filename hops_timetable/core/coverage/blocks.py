@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
@@ -57,11 +57,10 @@ class RunBlock:
     def window(self, fire: datetime, policy: CatchupPolicy, offset: int | None) -> HopsWindow:
         return hops_window(self.interval_start(fire, policy), fire, offset)
 
-    def span(self, policy: CatchupPolicy, offset: int | None) -> tuple[datetime, datetime]:
-        """The HOPS time the block's windows cover, end to end."""
-        return self.window(self.first_fire, policy, offset).start, hops_window(
-            self.first_fire, self.last_fire, offset
-        ).end
+    def span(self, offset: int | None) -> tuple[datetime, datetime]:
+        """The HOPS time the block's windows cover, end to end: from the first window's start to the last's end."""
+        shift = timedelta(seconds=offset or 0)
+        return as_utc(self.first_start) - shift, as_utc(self.last_fire) - shift
 
     def run_id(self, fire: datetime, policy: CatchupPolicy) -> str | None:
         """The id of the run at *fire*, where it is known."""

@@ -87,7 +87,7 @@ class Rules:
             if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
                 by_fire[as_utc(record.data_interval_end)].append(record)
         self.by_fire = dict(by_fire)
-        self.block_spans = [b.span(policy, offset_seconds) for b in self.blocks]
+        self.block_spans = [b.span(offset_seconds) for b in self.blocks]
         self.processed = merge_spans(
             [(r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None]
             + [span for b, span in zip(self.blocks, self.block_spans, strict=True) if _processed(b.state)]
@@ -160,9 +160,9 @@ class Rules:
                 found.append((inner, None))
         return max(found, key=lambda item: item[0], default=None)
 
-    def decide(self, fire: datetime) -> Decision:
-        """The decision of *fire*; see the module docstring."""
-        if fire in self.by_fire or self.block_at(fire) is not None:
+    def decide(self, fire: datetime, block: RunBlock | None = None) -> Decision:
+        """The decision of *fire*; see the module docstring. *block*: the block with a run at *fire*, if known."""
+        if fire in self.by_fire or (block or self.block_at(fire)) is not None:
             return Decision.CREATED
         why = self.policy.classify(fire)
         if why is not Decision.ELIGIBLE:
@@ -189,7 +189,8 @@ class Rules:
 
     def fire(self, fire: datetime, previous: datetime | None = None) -> FireCoverage:
         """Everything known of *fire*; *previous*, when given, is the cron's fire before it (spares its search)."""
-        decision = self.decide(fire)
+        block = self.block_at(fire)
+        decision = self.decide(fire, block)
         start = self.policy.start
         if previous is not None and (start is None or previous >= start):
             interval_start = previous  # policy.interval_start's rule: clamped to the start only before it
@@ -198,18 +199,22 @@ class Rules:
         window = hops_window(interval_start, fire, self.offset)
         own = self.by_fire.get(fire, [])
         run_ids = tuple(r.run_id for r in own)
-        block = self.block_at(fire)
+        state = best_state(own) if own else None
         if block is not None:
             # A run of a block: its state, and its id where the block kept it.
-            own = [*own, RunRecord(block.run_id(fire, self.policy) or "", block.run_type, block.state, fire)]
-            run_ids += tuple(r for r in (block.run_id(fire, self.policy),) if r)
+            block_id = block.run_id(fire, self.policy)
+            if own:
+                state = best_state([*own, RunRecord(block_id or "", block.run_type, block.state, fire)])
+            else:
+                state = block.state
+            run_ids += (block_id,) if block_id else ()
         return FireCoverage(
             fire=fire,
             decision=decision,
             interval_start=interval_start,
             window=window,
             run_ids=run_ids,
-            state=best_state(own) if own else None,
+            state=state,
             covered=inside(self.processed, self.processed_starts, window.start, window.end),
             pending=decision is Decision.DUE and fire > self.grace_limit,
         )
