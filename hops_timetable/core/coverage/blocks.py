@@ -178,21 +178,13 @@ class Blocks:
         self._held = deque(r for r in self._held if r.run_id != run_id)
         if not whole and fire is not None:
             self._seal()
-            self._restart(self.singles, split_blocks(self.blocks, fire, fire, self.policy), self._newest)
+            self.resume(self.singles, split_blocks(self.blocks, fire, fire, self.policy), self._newest)
         if record is not None:
             self.singles.append(record)
 
     def resume(self, singles: list[RunRecord], blocks: list[RunBlock], newest: datetime | None) -> None:
         """Take up where a builder left off whose :meth:`finish` gave *singles* and *blocks* (without *tail* or
         *keep_ids*), *newest* its ``newest``: the runs added from now on fold as they would have into that one."""
-        self._restart(singles, blocks, newest)
-
-    @property
-    def newest(self) -> datetime | None:
-        """The newest fire of a run that could stand in a block (what :meth:`resume` takes up again)."""
-        return self._newest
-
-    def _restart(self, singles: list[RunRecord], blocks: list[RunBlock], newest: datetime | None) -> None:
         self.singles, self.blocks, self._newest = singles, blocks, newest
         top = self.blocks[-1] if self.blocks else None
         self._kind = None if top is None else (top.run_type, top.state)
@@ -200,6 +192,11 @@ class Blocks:
         self._count = 0 if top is None else top.count
         self._last_id = "" if top is None else top.last_id
         self._last_queued = None if top is None else top.last_queued
+
+    @property
+    def newest(self) -> datetime | None:
+        """The newest fire of a run that could stand in a block (what :meth:`resume` takes up again)."""
+        return self._newest
 
     def finish(self) -> tuple[list[RunRecord], list[RunBlock]]:
         """The runs kept whole and the blocks (copies); with *keep_ids* the builder is spent, else it takes more."""
