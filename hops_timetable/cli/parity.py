@@ -51,30 +51,35 @@ class _Reader:
     CHUNK = 1 << 20
 
     def __init__(self, flag: str, path: str, limit: int) -> None:
-        self.flag, self.path, self.limit = flag, path, limit
-        self.sha256, self.size = hashlib.sha256(), 0
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.flag, self.path, self.limit, self.sha256 = flag, path, limit, hashlib.sha256()
         try:
-            self.file = open(path, "rb")  # noqa: SIM115 -- closed by chunks(), which reads it to the end
+            self.file = open(path, "rb")  # noqa: SIM115 -- closed by _read(), which reads it to the end
         except OSError as exc:
             raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
-        self.head = self._read()
+        self._rest = self._read()
+        self.head = next(self._rest, "")
 
-    def _read(self) -> str | None:
-        data = self.file.read(self.CHUNK)
-        self.size += len(data)
-        if self.size > self.limit:
-            self.file.close()
-            raise BadInput(f"{self.flag} {self.path!r} is larger than {self.limit:,} bytes; export a shorter range")
-        self.sha256.update(data)
-        pending = len(self.decoder.getstate()[0])  # the bytes of a character the previous chunk cut
-        try:
-            text = self.decoder.decode(data, final=not data)
-        except UnicodeDecodeError as exc:
-            self.file.close()
-            at = self.size - len(data) - pending + exc.start
-            raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
-        return text if data else None
+    def _read(self) -> Iterator[str]:
+        decoder, size, data = codecs.getincrementaldecoder("utf-8")(), 0, b"."
+        with self.file:
+            while data:  # the last read is empty: the decoder then says whether the text ended inside a character
+                data = self.file.read(self.CHUNK)
+                size += len(data)
+                if size > self.limit:
+                    raise BadInput(
+                        f"{self.flag} {self.path!r} is larger than {self.limit:,} bytes; export a shorter range"
+                    )
+                self.sha256.update(data)
+                pending = len(decoder.getstate()[0])  # the bytes of a character the previous chunk cut
+                try:
+                    yield decoder.decode(data, final=not data)
+                except UnicodeDecodeError as exc:
+                    at = size - len(data) - pending + exc.start
+                    raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
+
+    def chunks(self) -> Iterator[str]:
+        yield self.head
+        yield from self._rest
 
     def lines(self) -> Iterator[str]:
         """The text line by line, each with its ``\n`` (a CSV field may hold other line breaks)."""
@@ -84,13 +89,6 @@ class _Reader:
             yield from (line + "\n" for line in whole)
         if rest:
             yield rest
-
-    def chunks(self) -> Iterator[str]:
-        with self.file:
-            text = self.head
-            while text is not None:
-                yield text
-                text = self._read()
 
 
 def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[ScheduleVersion], str]:
@@ -105,7 +103,7 @@ def read_record(
     """The executions listing (JSON) or CSV ledger in *path*, as its first character says, read piece by piece; the
     note of a listing that misses a page; the sha256 of the file."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
-    if (reader.head or "").lstrip()[:1] in ("{", "["):
+    if reader.head.lstrip()[:1] in ("{", "["):
         export = read_executions(reader.chunks(), path, progress)
         return export.executions, None, export.note, reader.sha256.hexdigest()
     reader.limit = MAX_LEDGER_CHARS
@@ -232,18 +230,11 @@ def cmd_parity(args: argparse.Namespace) -> int:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Declare ``parity``'s options on its parser (``hops_timetable.cli.app`` reads them when ``parity`` is parsed)."""
-    p.add_argument(
-        "--hopsworks-schedule",
-        required=True,
-        metavar="FILE",
-        help="the schedule JSON (REST or to_dict(); several versions allowed)",
-    )
-    p.add_argument(
-        "--hopsworks-executions",
-        required=True,
-        metavar="FILE",
-        help="the executions listing JSON, or a CSV ledger of windows",
-    )
+    for flag, what in (
+        ("--hopsworks-schedule", "the schedule JSON (REST or to_dict(); several versions allowed)"),
+        ("--hopsworks-executions", "the executions listing JSON, or a CSV ledger of windows"),
+    ):
+        p.add_argument(flag, required=True, metavar="FILE", help=what)
     airflow = p.add_mutually_exclusive_group()
     airflow.add_argument(
         "--dag-file", metavar="PATH", help="Airflow's side: this DAG file's schedule replayed (imports Airflow)"

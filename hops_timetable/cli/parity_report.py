@@ -6,6 +6,7 @@ import itertools
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any, Final, TextIO
 
 from hops_timetable.cli.output import json_time, render_table
@@ -104,22 +105,28 @@ def _side_run(side: str, run: SideRun) -> dict[str, Any]:
     return {"side": side, "run_id": run.run_id, "window": _window(run.window), "why": run.why}
 
 
-def _span(window: dict[str, str | None] | None, derived: Sequence[str] = ()) -> str:
+def _span(window: HopsWindow | None, derived: Sequence[str] = ()) -> str:
     if window is None:
         return "-"
-    start, end = (f"{DERIVED_MARK if k in derived else ''}{window[k]}" for k in ("HOPS_START_TIME", "HOPS_END_TIME"))
+    times = (("HOPS_START_TIME", window.start), ("HOPS_END_TIME", window.end))
+    start, end = (f"{DERIVED_MARK if k in derived else ''}{json_time(t)}" for k, t in times)
     return f"{start} .. {end}"
 
 
-def _detail(row: dict[str, Any]) -> str:
+def detail(row: Row) -> str:
+    """The DETAIL of *row* in ``parity``'s text (and in :mod:`hops_timetable.testing`'s failure messages)."""
     parts = [
-        row["how"],
-        row["hint"] and f"hint: {row['hint']}",
-        row["explained_by"] and f"explained by {row['explained_by']}",
-        row["why"],
-        row["accepted"] and f"accepted: {row['accepted']}",
+        row.how,
+        row.hint and f"hint: {row.hint}",
+        row.explained_by and f"explained by {row.explained_by}",
+        row.why,
+        row.accepted and f"accepted: {row.accepted}",
     ]
     return "; ".join(p for p in parts if p)
+
+
+def _detail(row: dict[str, Any]) -> str:  # hops_timetable.testing's call until it calls detail(row): delete then
+    return detail(SimpleNamespace(**row))  # type: ignore[arg-type]
 
 
 def _reading_lines(reading: Reading | None) -> list[str]:
@@ -138,7 +145,7 @@ def _reading_lines(reading: Reading | None) -> list[str]:
         fits = f"fits {o.fits}" if o.fits else "fits no meaning"
         lines.append(
             f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
-            f"{json_time(o.argument)} ({fits}); compared as its argument says"
+            f"{json_time(o.start_time)} ({fits}); compared as its argument says"
         )
     if reading.outliers_total > 20:
         lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
@@ -154,13 +161,9 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     rows = 0 if report is None else len(report.rows)
     if rows > limit:
         every = itertools.islice((r for r in every if r.status not in AGREE), limit)
-    shown = [_row(r) for r in every]
+    shown = [(json_time(r.fire), r.status, _span(r.hopsworks, r.derived), _span(r.airflow), detail(r)) for r in every]
     if rows:
-        table = [
-            (r["fire"], r["status"], _span(r["hopsworks"], r["hopsworks_derived"]), _span(r["airflow"]), _detail(r))
-            for r in shown
-        ]
-        lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), table)]
+        lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), shown)]
         if len(shown) < rows:
             lines.append(f"... {rows - len(shown)} more row(s), agreeing ones first left out (--json for all)")
     if data["derived"] and outcome.reading is not None and outcome.reading.meaning is not None:
@@ -171,10 +174,10 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
         )
     elif data["derived"]:
         lines.append(f"{DERIVED_MARK} derived from the schedule, not observed: no successful run shows that window")
-    for entry in data["manual"]:
-        lines.append(f"manual run in {entry['side']}: {entry['run_id']} {_span(entry['window'])} (listed, not counted)")
-    for entry in data["unplaced"]:
-        lines.append(f"not placed on a fire, {entry['side']}: {entry['run_id']}: {entry['why']}")
+    for side, run in [] if report is None else report.manual:
+        lines.append(f"manual run in {side}: {run.run_id} {_span(run.window)} (listed, not counted)")
+    for side, run in [] if report is None else report.unplaced:
+        lines.append(f"not placed on a fire, {side}: {run.run_id}: {run.why}")
     for entry in data["unused_acceptances"]:
         lines.append(f"accepted difference not seen: {entry['status']} at {entry['fire']}")
     lines += [f"note: {note}" for note in data["notes"]]

@@ -1,21 +1,8 @@
-"""A Hopsworks job schedule as its REST API and Python SDK export it: the one reading of its keys.
-
-``hops-timetable import`` and ``parity`` both read it here, so a key means one thing to both. The object is the REST
-/ ``JobSchedule.to_dict()`` one (camelCase, dates in epoch milliseconds UTC): :data:`KNOWN_KEYS`. What does not
-carry over is a warning, never silently dropped: a disabled schedule, a negative start offset (read as the offset
-model says), an end offset (ignored, as in Hopsworks) and unknown keys. Each key is checked alone first (so a report
-names every bad key at once), then the whole schedule by :meth:`~hops_timetable.core.schedule.Schedule.build`.
-Errors are collected, not raised. Pure: no Airflow import.
-
-A negative ``startTimeOffsetSeconds`` was written by an older generation, and two of them read it differently (today's
-model subtracts a positive offset from the previous fire, the window one cron interval wide):
-
-* ``interval-start``: signed and added to the interval start (the previous fire), so ``-3600`` is today's ``3600``;
-* ``fire``: added to the fire itself (``start = fire + offset``, ``end = fire + endTimeOffsetSeconds``), so on an
-  hourly cron ``-3600`` is today's ``0``. Only a cron with one constant interval ``D`` and a window exactly ``D``
-  wide has such an equivalent: ``-offset - D``.
-
-The export does not say which generation wrote it, so the value is refused unless the user names the model.
+"""A Hopsworks job schedule as its REST API and Python SDK export it: the one reading of its keys (``import`` and
+``parity`` both read here). What does not carry over is a warning, never silently dropped; each key is checked alone
+(a report names every bad key at once), then the whole by :meth:`~hops_timetable.core.schedule.Schedule.build`.
+Errors are collected, not raised. A negative ``startTimeOffsetSeconds`` is read only as the offset model the user
+names (docs/cli.md, ``import``: two generations of Hopsworks read it two ways). Pure.
 """
 
 from __future__ import annotations
@@ -64,8 +51,7 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class ExportedSchedule:
-    """One schedule as read: the :class:`Schedule` (``None`` when refused), what is not a schedule setting (the
-    pause flag, ``maxActiveRuns``, the job name), what did not carry over, and the refusals."""
+    """One schedule as read: the :class:`Schedule` (``None`` when refused), the settings beside it, the refusals."""
 
     job_name: str | None
     schedule: Schedule | None = None
@@ -75,8 +61,7 @@ class ExportedSchedule:
     errors: tuple[ArgumentError, ...] = ()
 
     def arguments(self) -> dict[str, object]:
-        """The ``hops_schedule`` keyword arguments, in :data:`EXPORT_KEYS` order, those at their default left out
-        (``start_time_offset_seconds`` 0 is no offset); none for a refused schedule."""
+        """The ``hops_schedule`` keyword arguments, in :data:`EXPORT_KEYS` order, those at their default left out."""
         if self.schedule is None:
             return {}
         values = {**self.schedule.arguments(), "cron_expression": self.schedule.cron.source}
@@ -90,8 +75,7 @@ class ExportedSchedule:
 
 
 def schedule_of(obj: object) -> tuple[object, str | None]:
-    """The schedule in *obj* and the job name around it: an object with ``cronExpression`` is a schedule; one
-    without it holding ``jobSchedule`` is a job object, its ``name`` the job name."""
+    """The schedule in *obj* and the job name around it (*obj* a job object holding ``jobSchedule``)."""
     if isinstance(obj, dict) and "cronExpression" not in obj and "jobSchedule" in obj:
         name = obj.get("name")
         return obj["jobSchedule"], name if isinstance(name, str) else None
@@ -99,8 +83,7 @@ def schedule_of(obj: object) -> tuple[object, str | None]:
 
 
 def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str | None = None) -> ExportedSchedule:
-    """Read one schedule object; *job_name* is the name found around it (``jobName`` inside wins), *offset_model*
-    one of :data:`OFFSET_MODELS` (see the module docstring)."""
+    """Read one schedule object; *job_name* is the name found around it (``jobName`` inside wins)."""
     if not isinstance(obj, dict):
         error = f"expected a JSON object with cronExpression, got {type(obj).__name__} {short_repr(obj, 60)}"
         return ExportedSchedule(None, errors=(ArgumentError("schedule", obj, error),))
@@ -108,7 +91,6 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
 
 
 def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> ExportedSchedule:
-    """The values of one schedule object, read in order, every refusal collected."""
     warnings: list[str] = []
     errors: list[ArgumentError] = []
 
@@ -202,7 +184,6 @@ def _constant_interval(cron: QuartzCron, start: datetime | None) -> int | None:
 def _start_offset(
     value: object, model: str | None, cron: QuartzCron | None, start: datetime | None, end_offset: object
 ) -> int | None:
-    """The offset today's model means by *value*; a negative one needs *model* (one of :data:`OFFSET_MODELS`)."""
     name = "startTimeOffsetSeconds"
     if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
         return check_offset(name, value)

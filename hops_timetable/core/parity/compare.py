@@ -1,9 +1,7 @@
-"""Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why.
+"""Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why (docs/cli.md).
 
-Every fire in ``[start, end)`` that either side's plan makes a run of, drops, or that has a run, gets one
-:class:`Row` of a status in :data:`CLASSES` (docs/cli.md says what each means). A fire neither system ran is a
-``match`` with the rule that explains it; a manual run with the same window covers a missing one. Manual runs
-without a window are listed, never counted. Linear in the number of runs and fires. Pure.
+A fire neither system ran is a ``match`` with the rule that explains it; a manual run with the same window covers a
+missing one; manual runs without a window are listed, never counted. Linear in the runs and fires. Pure.
 """
 
 from __future__ import annotations
@@ -77,11 +75,8 @@ class Row:
 
 @dataclass
 class Report:
-    """The rows (made again each time they are read: a million held would take hundreds of megabytes), counted.
-
-    ``notes`` keep an agreement from being a verdict (exit 4) but leave differences differences; ``incomplete``
-    says the export lacks data any row may depend on (a missing page): nothing is decided, not even a difference.
-    """
+    """The rows (made again each time they are read: a million held take hundreds of megabytes), counted.
+    ``notes`` keep an agreement from being a verdict; ``incomplete`` (a missing page) leaves nothing decided."""
 
     start: datetime
     end: datetime
@@ -133,8 +128,7 @@ def compare(
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
-    """The report of the two sides over ``[start, end)``; runs not in fire order (a live Airflow's, a ledger's) are
-    sorted first."""
+    """The report of the two sides over ``[start, end)``; runs not in fire order are sorted first."""
     manual: list[tuple[str, SideRun]] = []
     unplaced: list[tuple[str, SideRun]] = []
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
@@ -189,7 +183,6 @@ def _merged(
     plans: Mapping[str, Plan],
     placed: Mapping[str, Iterable[SideRun]],
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
-    """In fire order, each fire a run was for or a plan does not leave out, with each side's runs and plan."""
     # Tagged by source, numbered within it: merged by comparing tuples (in C), never the items.
     streams: list[Iterator[tuple[datetime, int, int, object]]] = [
         ((r.fire, 0, n, r) for n, r in enumerate(_in_range(placed["hopsworks"], start, end))),  # type: ignore[misc]
@@ -274,7 +267,7 @@ def _classify(
 
 
 def _whole(window: HopsWindow) -> HopsWindow:
-    """The window as a job sees it: ``HOPS_*`` values are whole seconds on both systems."""
+    # The window as a job sees it: HOPS_* values are whole seconds on both systems.
     return HopsWindow(*(t.replace(microsecond=0) for t in (window.start, window.end, window.logical_date)))
 
 
@@ -302,7 +295,6 @@ def _seconds(delta: timedelta) -> str:
 
 
 def _difference(fire: datetime, hw: HopsWindow, aw: HopsWindow) -> tuple[str, str | None]:
-    """How the Airflow window *aw* differs from the Hopsworks one *hw*, and the likely cause."""
     ds, de = aw.start - hw.start, aw.end - hw.end
     dl = aw.logical_date - hw.logical_date
     if ds == de and ds:

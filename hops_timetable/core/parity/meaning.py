@@ -1,15 +1,12 @@
 """What an execution's ``-start_time`` argument means (next, fire or logical: docs/cli.md), read from the data.
 
-* **The server's clock.** A server not on UTC writes its local time with a literal ``Z`` into ``submissionTime``,
-  so every submission is off by the same whole number of quarter hours. Each meaning's likeliest skew is the most
-  common delay, in quarter hours, from the fires it names to the submissions. The hypothesis putting the most
-  executions on time wins, less those it places before the schedule's first fire and less one when it leaves that
-  fire unrun; a tie keeps no skew. A skew that wins only because another meaning, unskewed, leaves the first fire
-  unrun (an outage at the start does that too) is undecidable: both readings are said.
-* An *on-time* execution was submitted (skew corrected) within ``grace`` of the newest fire ``F`` before it. It
-  votes for the meaning whose value for ``F`` is its argument (at most one), or for none. Detected: one meaning with
-  :data:`MIN_VOTES` votes and :data:`MAJORITY` of the on-time executions; the others whose argument so read names
-  another fire are *outliers*. Pure.
+* **The server's clock** may write local time with a literal ``Z``: every submission off by the same whole number of
+  quarter hours. Each meaning's likeliest skew is its most common delay, in quarter hours, from the fires it names to
+  the submissions; the hypothesis putting the most executions on time wins, less those it places before the
+  schedule's first fire and less one when it leaves that fire unrun; a tie keeps no skew. A skew that wins only by
+  that first fire, against another meaning unskewed, is undecidable: both readings are said.
+* An *on-time* execution (within ``grace`` of the newest fire ``F`` before it) votes for the meaning whose value for
+  ``F`` is its argument, if any. Pure.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -45,20 +42,18 @@ MAX_OUTLIERS: Final = 1_000
 
 @dataclass(frozen=True, slots=True)
 class Outlier:
-    """An on-time execution whose argument is not the detected meaning's value for its fire (``fits``: the
-    meaning it fits instead, or ``None``)."""
+    """An on-time execution whose argument is not the detected meaning's value for its fire."""
 
     execution: int
     submitted: datetime
     fire: datetime
-    argument: datetime
-    fits: str | None
+    start_time: datetime  # the argument
+    fits: str | None  # the meaning it fits instead, if any
 
 
 @dataclass(frozen=True)
 class Reading:
-    """How ``-start_time`` is read: the meaning (``None``: undecidable), the votes, the server clock's skew, the
-    outliers, whether the user gave the meaning and whether the votes contradict it."""
+    """How ``-start_time`` is read (``meaning`` ``None``: undecidable), and the evidence."""
 
     meaning: str | None
     votes: dict[str, int] = field(default_factory=dict)
@@ -128,13 +123,7 @@ class Reading:
             "ambiguous": self.ambiguous,
             "outliers_total": self.outliers_total,
             "outliers": [
-                {
-                    "execution": o.execution,
-                    "submitted": o.submitted.isoformat(),
-                    "fire": o.fire.isoformat(),
-                    "start_time": o.argument.isoformat(),
-                    "fits": o.fits,
-                }
+                {k: v.isoformat() if isinstance(v, datetime) else v for k, v in asdict(o).items()}
                 for o in self.outliers
             ],
             "explanation": self.explain(),
@@ -142,7 +131,6 @@ class Reading:
 
 
 def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
-    """The fire *arg* names under *meaning*, or ``None`` when it is no value of that meaning."""
     if meaning == "logical":
         return cron.next_after(arg)
     if not cron.matches(arg):
@@ -153,8 +141,7 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
 def _skew(
     executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta
 ) -> tuple[timedelta, str | None, str | None]:
-    """The server clock's skew and the meaning of the best hypothesis, and the unskewed meaning the data cannot tell
-    from it, if any (see the module docstring)."""
+    """The skew and meaning of the best hypothesis, and the unskewed meaning the data cannot tell from it."""
     policies = [v.settings.policy() for v in versions]
     first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
@@ -206,8 +193,6 @@ def _on_time(
     grace: timedelta,
     only: Iterable[int] | None = None,
 ) -> Iterator[tuple[int, Execution, datetime, datetime, str | None]]:
-    """The on-time executions (submissions corrected by *skew*; of those at the indices *only*, else of all), each
-    with its index, its argument, its fire and the meaning it votes for."""
     for i in range(len(executions)) if only is None else only:
         execution = executions[i]
         arg = execution.start_time
@@ -230,7 +215,6 @@ def _on_time(
 
 
 def _voters(on_time: Iterable[tuple[int, Execution, datetime, datetime, str | None]]) -> dict[str | None, array[int]]:
-    """The indices of the on-time executions that voted for each meaning (``None``: for none)."""
     voters: dict[str | None, array[int]] = {m: array("q") for m in (*MEANINGS, None)}
     for i, *_, fits in on_time:
         voters[fits].append(i)
@@ -243,8 +227,7 @@ def detect_meaning(
     grace: timedelta = DEFAULT_GRACE,
     given: str | None = None,
 ) -> Reading:
-    """Find the clock skew, count the votes of the on-time executions and decide; see the module docstring.
-    *given* is the meaning the user states: it is used, and the votes are still counted to check it."""
+    """The reading of *executions*; *given*, the meaning the user states, is used and checked against the votes."""
     skew, best, rival = _skew(executions, versions, grace)
     policies = [v.settings.policy() for v in versions]
     voters = _voters(_on_time(executions, versions, policies, skew, grace))
@@ -307,8 +290,7 @@ def attribute(
 
 
 def derived_values(meaning: str) -> tuple[str, ...]:
-    """The ``HOPS_*`` values of an execution's window that its argument does not carry under *meaning*: they come
-    from the schedule (derived), not from the export (observed)."""
+    """The ``HOPS_*`` values that an argument read as *meaning* does not carry: derived from the schedule."""
     if meaning == "logical":
         return ("HOPS_END_TIME",)
     return ("HOPS_START_TIME", "HOPS_LOGICAL_DATE")
@@ -317,8 +299,7 @@ def derived_values(meaning: str) -> tuple[str, ...]:
 def window_of(
     execution: Execution, fire: datetime, meaning: str, plan: Plan, skew: timedelta = timedelta(0)
 ) -> HopsWindow:
-    """The HOPS window of *execution*, which ran for *fire*: the replayed schedule's (:func:`derived_values`), but
-    for ``logical``, whose argument is the logical date itself (a window not clamped as the schedule says differs)."""
+    """The window of *execution*, which ran for *fire*: the schedule's, but for ``logical`` from its argument."""
     index = version_index(plan.versions, execution.submitted - skew)
     offset = plan.versions[index].settings.offset
     if meaning == "logical" and execution.start_time is not None:
