@@ -106,16 +106,14 @@ class Execution:
 
     @property
     def outcome(self) -> str:
-        """``succeeded``, ``failed`` or ``running``. The SDK reads ``finalStatus`` for Spark jobs and ``state`` for
-        others; an execution does not say its job type, so a failure on either counts."""
+        # The SDK reads finalStatus for Spark jobs, state for others; no job type is listed: a failure on either counts.
         if self.state not in FINAL_STATES:
             return "running"
         return "failed" if self.state != "FINISHED" or self.final_status in _FAILED_FINAL else "succeeded"
 
 
 class _Stored(Sequence[Execution]):
-    """Executions as numbers, about 30 bytes each (a million as objects take over 200 MB): id, submission and
-    argument in microseconds, and an index into the few (state, finalStatus, rerunCount) kinds."""
+    """Executions as numbers, about 30 bytes each (a million objects take 200 MB), their few kinds held once."""
 
     def __init__(self) -> None:
         self.columns = (array("q"), array("q"), array("q"), array("L"))
@@ -123,7 +121,6 @@ class _Stored(Sequence[Execution]):
         self.known: dict[tuple[str, str | None, int], int] = {}
 
     def put(self, e: Execution, at: int | None = None) -> None:
-        """Append *e*, or store it in place of the one at *at*."""
         kind = (e.state, e.final_status, e.rerun_count)
         if self.known.setdefault(kind, len(self.kinds)) == len(self.kinds):
             self.kinds.append(kind)
@@ -135,7 +132,6 @@ class _Stored(Sequence[Execution]):
                 column[at] = value
 
     def by_id(self) -> _Stored:
-        """The same executions in the order of their ids."""
         ids = self.columns[0]
         if all(a < b for a, b in itertools.pairwise(ids)):
             return self
@@ -177,7 +173,6 @@ class ExecutionsExport:
 
     @property
     def note(self) -> str | None:
-        """What an incomplete export (some pages missing) leaves undecided, for the report."""
         if not self.incomplete:
             return None
         return (
@@ -187,8 +182,7 @@ class ExecutionsExport:
 
 
 def load_executions(data: object, source: str, progress: Callable[[int], None] | None = None) -> ExecutionsExport:
-    """The executions in the parsed JSON *data*: one listing page or a list of pages; *progress* gets the count
-    read every :data:`PROGRESS_EVERY`."""
+    """The executions in the parsed JSON *data* (a page or a list of pages); *progress* gets the count read."""
     return read_executions([json.dumps(data)], source, progress)  # one reading of a listing: the streamed one
 
 
@@ -269,8 +263,6 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
 
 
 class _Text:
-    """The text read so far past what was consumed, with more read on demand from *chunks*."""
-
     def __init__(self, chunks: Iterable[str], source: str) -> None:
         self.chunks, self.source = iter(chunks), source
         self.buf, self.pos, self.ended = "", 0, False
@@ -284,7 +276,6 @@ class _Text:
         return not self.ended
 
     def peek(self) -> str:
-        """The next character that is not whitespace ('' at the end), not consumed."""
         while True:
             while self.pos < len(self.buf) and self.buf[self.pos] in " \t\n\r":
                 self.pos += 1
@@ -299,7 +290,6 @@ class _Text:
         return found
 
     def value(self) -> object:
-        """The next JSON value, parsed whole."""
         self.peek()
         while True:
             try:
@@ -331,8 +321,7 @@ class _Text:
 
 
 def events(chunks: Iterable[str], source: str) -> Iterator[tuple[str, str, object]]:
-    """Where (the file, and the page in a list of pages), what (``count``, or ``items[i]``) and the value of each
-    page's ``count`` and each of its items, from the listing's text in *chunks*; see the module docstring."""
+    """(where, ``count`` or ``items[i]``, value) of each page's ``count`` and each of its items in *chunks*."""
     text = _Text(chunks, source)
     if text.peek() == "[":
         for page, _ in enumerate(text.each("]", "after a page")):

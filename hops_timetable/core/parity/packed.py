@@ -1,8 +1,6 @@
-"""Holding a million of something as numbers: instants as integer microseconds, and sequences made on demand.
-
-A million fires held as objects (an execution, a window of three ``datetime`` values, a run, a row) take over a
-kilobyte each; as microseconds in :class:`array.array` columns, tens of bytes. The objects are made when a step
-reads them and dropped after it (:class:`Lazy`). Pure: no Airflow import.
+"""Holding a million of something as numbers: instants as integer microseconds in :class:`array.array` columns (tens
+of bytes, not the kilobyte of objects), and sequences whose objects are made when a step reads them (:class:`Lazy`).
+Pure.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ def from_us(value: int) -> datetime:
 
 
 class Lazy(Sequence[_T]):
-    """A sequence whose items *make* makes again each time they are read, in order (never stored). Indexing walks
-    from the start: meant for ``[0]`` and small sequences in tests; the steps iterate it."""
+    """A sequence whose items *make* makes again each time they are read (never stored); indexing walks them."""
 
     def __init__(self, make: Callable[[], Iterator[_T]], length: int | None = None) -> None:
         self._make = make
@@ -61,5 +58,4 @@ class Lazy(Sequence[_T]):
 
 
 class Ordered(Lazy[_T]):
-    """Runs made in the order a comparison merges them: those on no fire first, then in fire order (other runs
-    :func:`~hops_timetable.core.parity.compare.compare` sorts)."""
+    """Runs on no fire first, then in fire order: :func:`~hops_timetable.core.parity.compare.compare` sorts others."""

@@ -60,8 +60,7 @@ class Planned:
 
 
 class Fires:
-    """Fires and what a plan makes of them, in fire order, held as numbers (a million take 20 MB, not the 400 MB of
-    a dict of objects); each :class:`Planned` is made when read."""
+    """Fires and what a plan makes of them, in fire order, as numbers (a million take 20 MB, not a dict's 400 MB)."""
 
     def __init__(self, offsets: Sequence[int | None] = ()) -> None:
         self._offsets = offsets  # each version's start_time_offset_seconds: the window is made on demand
@@ -70,7 +69,6 @@ class Fires:
         self._known: dict[tuple[Decision, int], int] = {}
 
     def add(self, fire: datetime, decision: Decision, interval_start: datetime, version: int) -> None:
-        """Add *fire*, later than every fire added before."""
         at = to_us(fire)
         if self._fire and at <= self._fire[-1]:
             raise AssertionError(f"fire {fire.isoformat()} is not after the fires already planned")
@@ -117,7 +115,6 @@ def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
 
 
 def _spans(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> list[tuple[int, datetime, datetime]]:
-    """Each version's stretch ``[begin, upto)`` of the range, by index; versions outside the range left out."""
     spans = []
     for index, version in enumerate(versions):
         begin = start if version.effective_from is None else max(start, version.effective_from)
@@ -128,8 +125,7 @@ def _spans(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) 
 
 
 def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> int:
-    """The number of fires in ``[start, end)`` of the versions in force; :class:`ArgumentError` beyond
-    :data:`MAX_FIRES`."""
+    """The number of fires in ``[start, end)``; :class:`ArgumentError` beyond :data:`MAX_FIRES`."""
     total = 0
     for index, begin, upto in _spans(versions, start, end):
         cron = versions[index].settings.cron

@@ -31,8 +31,7 @@ _SECOND = timedelta(seconds=1)
 def execution_runs(
     executions: Sequence[Execution], meaning: str, plan: Plan, skew: timedelta = timedelta(0)
 ) -> Sequence[SideRun]:
-    """Hopsworks' executions as runs on the fires their ``-start_time`` names under *meaning* (submissions corrected
-    by the clock *skew*), in fire order; made each time they are read, only each run's fire is held."""
+    """Hopsworks' executions as runs on the fires their ``-start_time`` names, in fire order (made when read)."""
     derived = derived_values(meaning)
     named = (attribute(e, meaning, plan, skew)[0] for e in executions)
     fires = array("q", (NO_TIME if fire is None else to_us(fire) for fire in named))
@@ -53,8 +52,7 @@ def execution_runs(
 
 
 def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
-    """A ledger's windows as runs: on the fire after ``HOPS_LOGICAL_DATE``, else at or before the window's end moved
-    back by the offset (the fire that ends the interval)."""
+    """A ledger's windows as runs: on the fire after ``HOPS_LOGICAL_DATE``, else the one ending the interval."""
     runs = []
     for row in rows:
         moment = row.logical_date if row.logical_date is not None else row.end
@@ -82,8 +80,8 @@ def replay_runs(plan: Plan, start: datetime, end: datetime) -> Sequence[SideRun]
 
 
 def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: timedelta, since: datetime) -> list[Event]:
-    """Hopsworks down before each launch more than *grace* after its fire (*placed*: (fire, submission) pairs): from
-    just after the newest fire launched on time before it (else from *since*), to the launch."""
+    """Hopsworks down before each launch later than *grace* after its fire, from just after the newest fire launched
+    on time before it (else from *since*); *placed* are (fire, submission) pairs."""
     on_time = array("q")  # the fires launched on time, in microseconds: a million cost 8 MB
     late: list[tuple[datetime, datetime]] = []
     for fire, at in placed:
@@ -112,10 +110,8 @@ def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: tim
 
 
 def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | None]) -> tuple[list[Event], bool]:
-    """Outages that explain the gaps of a record without launch times (fires the *plan* runs that are not in *ran*),
-    each followed by as many runs as its version's catch-up bound keeps: down from just after the run before the gap
-    to just after the last of those runs, so the catch-up drops exactly the gap. Also whether the record ends in a
-    gap within the catch-up that would follow it."""
+    """The outages whose catch-up drops exactly the gaps (fires the *plan* runs that are not in *ran*) of a record
+    without launch times, and whether it ends in a gap within the catch-up that would follow it."""
     created = [(fire, p.version) for fire, p in plan.fires.items() if p.created]
     events: list[Event] = []
     open_end = False
@@ -167,10 +163,9 @@ def parity(
     incomplete_note: str | None = None,
     outages_known: bool = False,
 ) -> Outcome:
-    """Compare Hopsworks (*executions* or *ledger*; with neither, *versions* replayed) with Airflow over
-    ``[start, end)``: *airflow_runs* planned by *airflow_versions*, or the replay of *airflow_versions*, else of
-    *versions*. Outages declared and inferred are replayed on both sides; a ledger without launch times and no outage
-    declared (*outages_known*) has them inferred from its gaps. No report when ``-start_time`` cannot be read."""
+    """Compare Hopsworks (*executions*, *ledger*, else *versions* replayed) with Airflow (*airflow_runs*, else the
+    replay of *airflow_versions*, else of *versions*) over ``[start, end)``; docs/cli.md says how outages are found.
+    No report when ``-start_time`` cannot be read."""
     reading: Reading | None = None
     skew = timedelta(0)
     bare = Plan(versions)  # to place the runs on fires before any outage is known
