@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import hashlib
+import itertools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
@@ -42,7 +43,7 @@ MAX_GRACE_SECONDS: Final = 86_400
 def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
     """The text of the file *path* (at most *limit* bytes) and the sha256 of its bytes."""
     reader = _Reader(flag, path, limit)
-    return "".join(reader.chunks()), reader.sha256.hexdigest()
+    return "".join(reader.text), reader.sha256.hexdigest()
 
 
 class _Reader:
@@ -56,8 +57,9 @@ class _Reader:
             self.file = open(path, "rb")  # noqa: SIM115 -- closed by _read(), which reads it to the end
         except OSError as exc:
             raise BadInput(f"{flag} {path!r} cannot be read: {exc.strerror}") from None
-        self._rest = self._read()
-        self.head = next(self._rest, "")
+        rest = self._read()
+        self.head = next(rest, "")
+        self.text = itertools.chain((self.head,), rest)  # all of it, in chunks
 
     def _read(self) -> Iterator[str]:
         decoder, size, data = codecs.getincrementaldecoder("utf-8")(), 0, b"."
@@ -77,14 +79,10 @@ class _Reader:
                     at = size - len(data) - pending + exc.start
                     raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
 
-    def chunks(self) -> Iterator[str]:
-        yield self.head
-        yield from self._rest
-
     def lines(self) -> Iterator[str]:
         """The text line by line, each with its ``\n`` (a CSV field may hold other line breaks)."""
         rest = ""
-        for chunk in self.chunks():
+        for chunk in self.text:
             *whole, rest = (rest + chunk).split("\n")
             yield from (line + "\n" for line in whole)
         if rest:
@@ -104,7 +102,7 @@ def read_record(
     note of a listing that misses a page; the sha256 of the file."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
     if reader.head.lstrip()[:1] in ("{", "["):
-        export = read_executions(reader.chunks(), path, progress)
+        export = read_executions(reader.text, path, progress)
         return export.executions, None, export.note, reader.sha256.hexdigest()
     reader.limit = MAX_LEDGER_CHARS
     return None, load_ledger(reader.lines(), path), None, reader.sha256.hexdigest()

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 from hops_timetable.core.schedule import Schedule
@@ -87,10 +87,6 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
     if not isinstance(obj, dict):
         error = f"expected a JSON object with cronExpression, got {type(obj).__name__} {short_repr(obj, 60)}"
         return ExportedSchedule(None, errors=(ArgumentError("schedule", obj, error),))
-    return _read(obj, offset_model, job_name)
-
-
-def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> ExportedSchedule:
     warnings: list[str] = []
     errors: list[ArgumentError] = []
 
@@ -117,11 +113,11 @@ def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> Exp
     runs = obj.get("maxActiveRuns")
     max_active = 1 if runs is None else check(lambda: check_max_active_runs("maxActiveRuns", runs))
     value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
-    offset = check(lambda: _start_offset(value, model, cron, start, end_offset))
+    offset = check(lambda: _start_offset(value, offset_model, cron, start, end_offset))
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and offset is not None:
-        relative_to = "interval start" if model == "interval-start" else "fire"
+        relative_to = "interval start" if offset_model == "interval-start" else "fire"
         warnings.append(
-            f"startTimeOffsetSeconds={value} read as --offset-model {model} (relative to the {relative_to}): "
+            f"startTimeOffsetSeconds={value} read as --offset-model {offset_model} (relative to the {relative_to}): "
             f"today's offset {offset}"
         )
     if end_offset is not None:
@@ -147,7 +143,7 @@ def _read(obj: dict[str, Any], model: str | None, outer_name: str | None) -> Exp
             )
         except ArgumentError as exc:  # values that do not go together: named by the key of the export
             errors.append(ArgumentError(EXPORT_KEYS.get(exc.name, exc.name), exc.value, str(exc)))
-    name = obj.get("jobName", outer_name)
+    name = obj.get("jobName", job_name)
     return ExportedSchedule(
         job_name=name if isinstance(name, str) and name else None,
         schedule=schedule,
