@@ -20,7 +20,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.parity.exports import Execution, ScheduleVersion
 from hops_timetable.core.parity.replay import Plan, version_index
@@ -138,11 +137,9 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
     return arg if meaning == "fire" else cron.prev_before(arg)
 
 
-def _skew(
-    executions: Sequence[Execution], versions: Sequence[ScheduleVersion], grace: timedelta
-) -> tuple[timedelta, str | None, str | None]:
+def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tuple[timedelta, str | None, str | None]:
     """The skew and meaning of the best hypothesis, and the unskewed meaning the data cannot tell from it."""
-    policies = [v.settings.policy() for v in versions]
+    policies, versions = plan.policies, plan.versions
     first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
     delays: dict[str, array[float]] = {m: array("d") for m in MEANINGS}
@@ -186,12 +183,7 @@ def _skew(
 
 
 def _on_time(
-    executions: Sequence[Execution],
-    versions: Sequence[ScheduleVersion],
-    policies: Sequence[CatchupPolicy],
-    skew: timedelta,
-    grace: timedelta,
-    only: Iterable[int] | None = None,
+    executions: Sequence[Execution], plan: Plan, skew: timedelta, grace: timedelta, only: Iterable[int] | None = None
 ) -> Iterator[tuple[int, Execution, datetime, datetime, str | None]]:
     for i in range(len(executions)) if only is None else only:
         execution = executions[i]
@@ -199,7 +191,7 @@ def _on_time(
         if arg is None:
             continue
         submitted = execution.submitted - skew
-        policy = policies[version_index(versions, submitted)]
+        policy = plan.policies[version_index(plan.versions, submitted)]
         fire = policy.cron.prev_before(submitted + TICK)
         if fire is None or submitted - fire > grace:
             continue
@@ -228,15 +220,15 @@ def detect_meaning(
     given: str | None = None,
 ) -> Reading:
     """The reading of *executions*; *given*, the meaning the user states, is used and checked against the votes."""
-    skew, best, rival = _skew(executions, versions, grace)
-    policies = [v.settings.policy() for v in versions]
-    voters = _voters(_on_time(executions, versions, policies, skew, grace))
+    plan = Plan(versions)
+    skew, best, rival = _skew(executions, plan, grace)
+    voters = _voters(_on_time(executions, plan, skew, grace))
     shown = {m: len(voters[m]) for m in MEANINGS}
     shown_on_time, undecided = sum(map(len, voters.values())), len(voters[None])
     if rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
         skew = timedelta(0)
-        voters = _voters(_on_time(executions, versions, policies, skew, grace))
+        voters = _voters(_on_time(executions, plan, skew, grace))
     top = max(MEANINGS, key=lambda m: shown[m])
     leader = top if shown[top] >= MIN_VOTES and shown[top] >= MAJORITY * shown_on_time else None
     if rival is not None and given in (best, rival):
@@ -256,8 +248,8 @@ def detect_meaning(
     total = 0
     if meaning is not None:
         others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning)))
-        for _, e, arg, f, fits in _on_time(executions, versions, policies, skew, grace, others):
-            if _named(meaning, policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
+        for _, e, arg, f, fits in _on_time(executions, plan, skew, grace, others):
+            if _named(meaning, plan.policies[version_index(versions, e.submitted - skew)].cron, arg) != f:
                 total += 1  # counted, the first MAX_OUTLIERS kept
                 if total <= MAX_OUTLIERS:
                     outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))

@@ -114,22 +114,15 @@ def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | N
     without launch times, and whether it ends in a gap within the catch-up that would follow it."""
     created = [(fire, p.version) for fire, p in plan.fires.items() if p.created]
     events: list[Event] = []
-    open_end = False
-    i = 0
-    while i < len(created):
-        fire, version = created[i]
-        if fire in ran:
-            i += 1
-            continue
-        j = i
-        while j < len(created) and created[j][0] not in ran:
-            j += 1
-        bound = catchup_bounds[version]
-        after = created[j : j + bound] if bound is not None else []
-        if bound is not None and len(after) < bound:
+    open_end, i = False, 0
+    for missed, group in itertools.groupby(created, key=lambda c: c[0] not in ran):
+        j = i + len(list(group))
+        bound = catchup_bounds[created[i][1]]
+        after = created[j : j + bound] if missed and bound is not None else []
+        if missed and bound is not None and len(after) < bound:
             open_end = True
-        elif bound is not None and all(f in ran for f, _ in after):
-            begin = created[i - 1][0] + _SECOND if i else fire - _SECOND
+        elif after and all(f in ran for f, _ in after):
+            begin = created[i - 1][0] + _SECOND if i else created[i][0] - _SECOND
             events.append(Event("outage", begin, after[-1][0] + _SECOND))
         i = j
     return events, open_end
