@@ -98,8 +98,7 @@ def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[
 def read_record(
     flag: str, path: str, progress: Callable[[int], None] | None = None
 ) -> tuple[Sequence[Execution] | None, list[LedgerRow] | None, str | None, str]:
-    """The executions listing (JSON) or CSV ledger in *path*, as its first character says, read piece by piece; the
-    note of a listing that misses a page; the sha256 of the file."""
+    """The executions listing (JSON) or CSV ledger in *path*, read piece by piece, its missing-page note and sha256."""
     reader = _Reader(flag, path, MAX_EXPORT_CHARS)
     if reader.head.lstrip()[:1] in ("{", "["):
         export = read_executions(reader.text, path, progress)
@@ -137,8 +136,7 @@ def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
 def airflow_side(
     api: str, dag_id: str, *, token: str | None = None, username: str | None = None, password: str | None = None
 ) -> tuple[ScheduleVersion, list[SideRun]]:
-    """A live Airflow's side, read through the audit's client: the DAG's schedule as its plugin reports it, and
-    every run with the window its tasks see."""
+    """A live Airflow's side (the audit's client): the DAG's schedule, and each run with the window its tasks see."""
     from hops_timetable.cli.audit import Client, Settings
     from hops_timetable.core.coverage import run_window
 
