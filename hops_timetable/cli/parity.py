@@ -171,9 +171,8 @@ def cmd_parity(args: argparse.Namespace) -> int:
         raise BadInput(f"--grace {args.grace} is invalid: give seconds from 0 to {MAX_GRACE_SECONDS:,}")
     outages, outages_known = _outages(args.hopsworks_outage)
     progress = Progress.for_args(args)
-    inputs: dict[str, Any] = {}
     versions, digest = read_schedule("--hopsworks-schedule", args.hopsworks_schedule, args.offset_model)
-    inputs["hopsworks_schedule"] = {"path": args.hopsworks_schedule, "sha256": digest}
+    inputs: dict[str, Any] = {"hopsworks_schedule": {"path": args.hopsworks_schedule, "sha256": digest}}
     check_fires(versions, start, end)  # the limits before the work: the executions may be a million
     progress.step(f"reading {args.hopsworks_executions}")
     counted = progress.count("executions") if progress.enabled else None

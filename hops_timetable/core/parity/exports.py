@@ -265,15 +265,14 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
 class _Text:
     def __init__(self, chunks: Iterable[str], source: str) -> None:
         self.chunks, self.source = iter(chunks), source
-        self.buf, self.pos, self.ended = "", 0, False
+        self.buf, self.pos = "", 0
         self.decoder = json.JSONDecoder()
 
     def more(self) -> bool:
-        chunk = None if self.ended else next(self.chunks, None)
-        self.ended = chunk is None
+        chunk = next(self.chunks, None)  # an iterator stays exhausted: None again at the end
         if chunk is not None:
             self.buf, self.pos = self.buf[self.pos :] + chunk, 0
-        return not self.ended
+        return chunk is not None
 
     def peek(self) -> str:
         while True:
