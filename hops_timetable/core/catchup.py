@@ -1,18 +1,10 @@
-"""Which cron fires become runs: eligibility, the clamped first interval and bounded catch-up.
+"""Which cron fires become runs: the Hopsworks scheduling policy, shared by the timetable, the CLI and the simulator.
 
-This is the Hopsworks scheduling policy as plain functions of UTC datetimes, shared by the Airflow timetable, the
-CLI and the outage simulator. With S = start, E = end, K = skip_to and N = max_catchup_runs:
-
-* A fire F is *eligible* when ``F > S``, ``F < E`` (the end is exclusive) and ``F >= K``.
-* The next run after the last automated run's fire L is the first eligible fire after L. When more than N eligible
-  fires lie in ``(L, now]``, the run is the N-th newest of them and the older ones are dropped. ``N = None`` means
-  unbounded; ``catchup=False`` is ``N = 1``. The same holds before the first run, counting from S.
-* With no start and no previous run, nothing before the present is replayed: the first run is the first fire after now.
-* The run of fire F covers ``[max(previous fire, S), F)``: the first interval is clamped to the start. After a
-  schedule edit it also never starts before L, so that intervals never overlap and logical dates stay unique.
-
-Every answer costs a few cron steps, never a walk over the missed fires, so a per-minute schedule a year behind
-answers as fast as one an hour behind. Pure: no Airflow import.
+With start S, end E, skip_to K and bound N (``None``: unbounded; ``catchup=False`` is N = 1): a fire F is eligible
+when ``S < F < E`` and ``F >= K``; the next run after the last run's fire L is the first eligible fire after L, or,
+when more than N are due, the N-th newest (the older ones are dropped); with no start and no run yet, the first fire
+after now. Its interval is ``[max(previous fire, S, L), F)``. Every answer costs a few cron steps, never a walk over
+the missed fires (docs/rules.md has the long form).
 """
 
 from __future__ import annotations
@@ -37,32 +29,26 @@ class Run:
 
 @dataclass(frozen=True)
 class After:
-    """What the next scheduled run must come after, which keeps runs unique and moving forward: its fire is the first
-    eligible fire strictly after ``fire``, its interval never starts before ``floor``."""
+    """What the next scheduled run comes after: its fire is the first eligible one after ``fire``, its interval never
+    starts before ``floor``, so runs stay unique and move forward."""
 
     fire: datetime
     floor: datetime
 
     @classmethod
     def of_fire(cls, fire: datetime) -> After:
-        """After a scheduled run of this timetable that fired at *fire*."""
         return cls(fire=fire, floor=fire)
 
     @classmethod
     def of_run(cls, cron: QuartzCron, start: datetime, end: datetime, run_after: datetime) -> After:
-        """After the run with data interval ``[start, end)`` and ``run_after``, made by any timetable or by hand.
-
-        A timetable's run (``run_after == end``): the next interval starts at ``end``, so windows tile across a
-        timetable switch or cron edit; after a zero-length one (``CronTriggerTimetable``) 1 µs later, a logical date
-        of its own. A manual run Airflow took as the reference: at the cron fire after its interval's end or, when the
-        interval is not this cron's, after the trigger time; never at the trigger time, so intervals stay on fires.
-        """
+        """After the run ``[start, end)`` made by any timetable (``run_after == end``: the next starts at ``end``, 1 µs
+        later after a zero-length one) or by hand (at the fire after its interval's end, or after the trigger time
+        when the interval is not this cron's)."""
         if run_after != end:
             following = cron.next_after(end)
             anchor = end if following is None else following
             if cron.prev_before(end) != start or cron.next_after(end - TICK) != end:
-                # Not this cron's interval: its logical date may lie past the fire after its end, but it lies at or
-                # before the trigger time.
+                # Not this cron's interval: its logical date may lie past the fire after its end, not past the trigger.
                 triggered = cron.next_after(run_after)
                 if triggered is not None and triggered > anchor:
                     anchor = triggered
@@ -72,8 +58,7 @@ class After:
 
 @dataclass(frozen=True)
 class CatchupPolicy:
-    """The scheduling rules of one Hopsworks job schedule, on aware UTC datetimes; the caller validates the arguments
-    (``max_catchup_runs``: ``None`` or >= 1) and these methods never raise on valid ones."""
+    """The scheduling rules of one schedule on aware UTC datetimes; never raises on valid (caller-checked) values."""
 
     cron: QuartzCron
     start: datetime | None = None
@@ -110,7 +95,7 @@ class CatchupPolicy:
 
     def pick(self, first: datetime, now: datetime, bound: int | None) -> datetime:
         """The fire to run when *first* is the oldest eligible fire not yet run: the *bound*-th newest of the eligible
-        fires in ``[first, now]`` when there are more, else *first*; its cost does not grow with the missed fires."""
+        fires in ``[first, now]`` when there are more, else *first*."""
         if bound is None or first > now:
             return first
         newest = self.newest_eligible_at_or_before(now)
@@ -121,35 +106,30 @@ class CatchupPolicy:
         return first if oldest_kept is None or oldest_kept <= first else oldest_kept
 
     def bound(self, catchup: bool) -> int | None:
-        """The catch-up bound in force: 1 without catch-up, else ``max_catchup_runs`` (``None`` = unbounded)."""
+        """The catch-up bound in force (``None``: unbounded)."""
         return self.max_catchup_runs if catchup else 1
 
     def interval_start(self, fire: datetime) -> datetime:
-        """The start of the data interval that ends at *fire*: the previous fire, clamped to the start."""
+        """The previous fire, clamped to the start."""
         previous = self.cron.prev_before(fire)
         if self.start is not None and self.start < fire and (previous is None or previous < self.start):
             return self.start
         return fire if previous is None else previous
 
     def run(self, fire: datetime) -> Run:
-        """The run of *fire*."""
         return Run(fire=fire, interval_start=self.interval_start(fire))
 
     def next_run(self, last_fire: datetime | None, now: datetime, *, catchup: bool = True) -> Run | None:
         """:meth:`next_run_after` the scheduled run that fired at *last_fire* (``None``: the first run); its interval
-        never starts before *last_fire* (after an hourly-to-daily edit the daily one would start at 00:00), so that
-        logical dates stay unique: Airflow refuses a repeated one and, asking again from the older run, is stuck."""
+        never starts before *last_fire*, so logical dates stay unique after a cron edit."""
         return self.next_run_after(None if last_fire is None else After.of_fire(last_fire), now, catchup=catchup)
 
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
-        """The next scheduled run after *after* (``None``: the first run) seen at *now*, the one rule the scheduler,
-        the simulator and the coverage apply: the first eligible fire after ``after.fire``, or the bound-th newest up to
-        *now* when more are due (with no start and no previous run, the first fire after *now*); its interval is the
-        fire's, never starting before ``after.floor``."""
+        """The next scheduled run after *after* (``None``: the first run) seen at *now*: the one rule the scheduler,
+        the simulator and the coverage apply."""
         if after is not None:
             first = self.first_eligible_after(after.fire)
         else:
-            # With no start and no previous run nothing before the present is replayed (first > now: no bound).
             first = self.first_eligible_after(now if self.start is None else None)
         if first is None:
             return None
@@ -162,8 +142,8 @@ class CatchupPolicy:
     def stored_run(
         self, stored: Run, now: datetime, *, catchup: bool, taken: Callable[[datetime], bool], max_skips: int = 1000
     ) -> Run:
-        """The run to create instead of the (free) *stored* next run at *now*: :meth:`next_run_after` before it when
-        more than one fire is due (the bound applied again), skipping logical dates *taken* (at most *max_skips*)."""
+        """The run to create instead of the stored next run at *now*: the bound applied again when more than one fire
+        is due, skipping logical dates *taken* (at most *max_skips*)."""
         following = self.cron.next_after(stored.fire)
         if following is None or following > now:
             return stored
@@ -178,8 +158,8 @@ class CatchupPolicy:
         return stored
 
     def range_run(self, earliest: datetime, latest: datetime, last: Run | None) -> Run | None:
-        """The first scheduled run (unbounded, its interval clamped only at ``start``, so a replay gets the original
-        window) whose logical date lies in ``[earliest, latest]``, after *last*: a backfill's."""
+        """A backfill's next run: the first scheduled run (unbounded, clamped only at the start) after *last* whose
+        logical date lies in ``[earliest, latest]``."""
         if last is not None:
             fire = self.first_eligible_after(last.fire)
         elif self.start is not None and earliest <= self.start:
@@ -200,13 +180,12 @@ class CatchupPolicy:
         return None
 
     def scheduled_run_at(self, logical_date: datetime) -> Run | None:
-        """The scheduled run (the one a backfill makes) whose logical date is *logical_date*; ``None``: none has it."""
+        """The scheduled run (as a backfill makes it) of *logical_date*, if any."""
         return self.range_run(logical_date, logical_date, None)
 
     def check_can_run(self, now: datetime | None = None, names: Mapping[str, str] | None = None) -> None:
-        """Raise :class:`ArgumentError` naming the setting to change (as *names* maps it) when this schedule can never
-        make a run (the DAG would build and silently never run). With *now*, a schedule without a start must also
-        fire after *now* with a fire before it to start the first window from."""
+        """Raise :class:`ArgumentError` naming the setting (as *names* maps it) when this schedule can never run; with
+        *now*, also one without a start and no fire after *now* (with a fire before it)."""
         given = names or {}
         cron_name, start_name, end_name, skip_name = (
             given.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
@@ -273,8 +252,7 @@ class CatchupPolicy:
         )
 
     def manual_run(self, run_after: datetime) -> Run:
-        """The run a manual trigger at *run_after* is attributed to: the newest fire's at or before it, else the empty
-        ``[run_after, run_after)``."""
+        """The run a manual trigger is attributed to: the newest fire's at or before it, else an empty one."""
         fire = self.cron.prev_before(as_utc(run_after) + TICK)
         if fire is None:
             return Run(fire=as_utc(run_after), interval_start=as_utc(run_after))

@@ -1,8 +1,7 @@
 """Which ``HOPS_*`` values a task sees: the per-run window from ``conf``, the author's values, the scheduler's window.
 
 ``dag_run.conf["hops_window"]`` is written by whoever may trigger the DAG, so it is parsed strictly and only
-canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings derived from the parsed values are ever emitted, never the raw text.
-Pure: no Airflow import (:mod:`hops_timetable.operators.runtime` gathers the values from the task context).
+canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings of the parsed values are emitted, never the raw text.
 """
 
 from __future__ import annotations
@@ -17,14 +16,12 @@ from hops_timetable.core.time_text import EXPECTED, TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
 
-CONF_KEY: Final = "hops_window"
-"""The ``dag_run.conf`` key of a per-run window, as in Hopsworks' ``job.run(start_time=..., end_time=...)``."""
+CONF_KEY: Final = "hops_window"  # as in Hopsworks' job.run(start_time=..., end_time=...)
 
 WINDOW_KEYS: Final = ("start_time", "end_time", "logical_date")
 
 SCHEDULED_RUN_TYPES: Final = frozenset({"scheduled", "backfill"})
-"""Run types that get the window of their data interval. Every other type (``manual``, ``asset_triggered``,
-``operator_triggered``, ...) is a run "from outside", which in Hopsworks has a window only when one is passed."""
+"""Run types that get the window of their data interval; a run of any other type has one only when it is passed."""
 
 _MAX_PROBLEMS = 4
 _EXPECTED_TAIL = f"; expected {EXPECTED}"
@@ -32,7 +29,7 @@ _EXPECTED_TAIL = f"; expected {EXPECTED}"
 
 class HopsWindowError(ArgumentError):
     """``dag_run.conf["hops_window"]`` is not a valid window: ``problems`` lists each as ``(key, value, problem)``,
-    unknown keys first; ``key`` and ``value`` are the first's. The one-line message counts those past four."""
+    unknown keys first; ``key`` and ``value`` are the first's."""
 
     def __init__(self, problems: Sequence[tuple[str, object, str]]) -> None:
         self.problems = list(problems)
@@ -54,7 +51,7 @@ class HopsWindowError(ArgumentError):
 
 
 def parse_window_time(key: str, value: object) -> datetime:
-    """One date-time of a conf window, read strictly; raises :class:`HopsWindowError` naming *key* and nothing else."""
+    """One date-time of a conf window, read strictly; raises only :class:`HopsWindowError`."""
     try:
         return parse_time(key, value, strict=True)
     except TimeTextError as exc:
@@ -62,10 +59,8 @@ def parse_window_time(key: str, value: object) -> datetime:
 
 
 def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
-    """The window in ``conf["hops_window"]`` (``None`` without that key): a mapping of ``start_time``, ``end_time``
-    and optionally ``logical_date`` (default ``start_time``), with ``start_time < end_time`` in whole seconds (the
-    values' precision) and no other key; one :class:`HopsWindowError` reports every problem, nothing else is raised.
-    """
+    """The window in ``conf["hops_window"]`` (``None`` without that key): ``start_time < end_time`` in whole seconds
+    and optionally ``logical_date`` (default ``start_time``); one :class:`HopsWindowError` reports every problem."""
     if not isinstance(conf, Mapping) or CONF_KEY not in conf:
         return None
     raw = conf[CONF_KEY]
@@ -94,17 +89,15 @@ def parse_conf_window(conf: Mapping[str, Any] | None) -> HopsWindow | None:
 
 
 class RunWindowError(HopsTimetableError, ValueError):
-    """A scheduled or backfill run whose interval gives no window and no scheduled run explains: the task fails
-    saying why and what to do rather than run the job on an empty or wrong window."""
+    """A scheduled or backfill run whose interval gives no window: the task fails rather than run on a wrong one."""
 
 
-Replay = Callable[[datetime], "HopsWindow | None"]
-"""The HOPS window of the scheduled run with a given logical date under the DAG's schedule (``None``: no such run)."""
+Replay = Callable[[datetime], "HopsWindow | None"]  # the scheduled run's window of a logical date, if any
 
 
 def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:
-    """The offset a timetable made a run with: the one its id carries (an offset edited since does not move a run
-    made before); 0 for a scheduled run's id without one (made with none); else *offset_seconds*, the DAG's."""
+    """The offset a run was made with: the one its id carries; 0 for a scheduled run's id without one; else
+    *offset_seconds*, the DAG's."""
     made_with = marked_offset(run_id)
     if made_with is None and scheduled and run_id is not None:
         made_with = 0
@@ -123,23 +116,13 @@ def resolve_run_window(
     replay: Replay | None = None,
     run_id: str | None = None,
 ) -> ResolvedWindow:
-    """The ``HOPS_*`` variables of one task run and their source, by Hopsworks' precedence: the one rule every reader
-    of a run's window applies (the operators, the coverage behind the tab and ``audit``, the run tab).
-
-    1. A window in ``conf["hops_window"]`` sets all three (source ``"conf"``; a bad one raises
-       :class:`HopsWindowError`), for every run type but ``backfill``.
-    2. Otherwise the ``HOPS_*`` entries of *explicit* (the operator's) are kept.
-    3. The rest come from the window of a ``scheduled`` or ``backfill`` run's data interval, moved by the offset
-       *run_id* carries, else *offset_seconds*; for a run a backfill took over with its old interval, *replay* of
-       its logical date. A run *replay* cannot explain, or an empty interval, raises :class:`RunWindowError`.
-
-    The result unpacks as ``values, source``, the source ``"conf"``, ``"operator env"``, ``"scheduler"`` or
-    ``"scheduled run replayed"`` (maybe with ``" and operator env"``) or ``None`` (no values); ``window``: the one used.
-    """
+    """The ``HOPS_*`` variables of one task run and their source, by Hopsworks' precedence (docs/rules.md):
+    ``conf["hops_window"]`` (but for a backfill; a bad one raises :class:`HopsWindowError`), else the entries of
+    *explicit* (the operator's) and, for the rest, the window of a scheduled or backfill run's data interval moved by
+    its offset, or *replay* of its logical date for a run a backfill took over (:class:`RunWindowError` when neither
+    gives one). Unpacks as ``values, source``; ``window``: the one used."""
     kind = getattr(run_type, "value", run_type)  # DagRunType is a str enum; compare its value
-    # A backfill replays the scheduled windows of its range. Its runs' conf is the one backfill-wide conf, or, for a
-    # run it took over, the taken-over run's own (Airflow before 3.3 keeps a manual run's conf), so a window in it is
-    # no window of this run and is left out (the log line says so).
+    # A backfill run's conf is the backfill-wide one, or a taken-over manual run's: no window of this run.
     ignored = kind == "backfill" and isinstance(conf, Mapping) and CONF_KEY in conf
     passed = None if ignored else parse_conf_window(conf)
     if passed is not None:
@@ -154,10 +137,8 @@ def resolve_run_window(
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return ResolvedWindow(own, "operator env" if own else None, None)
     start, end = (as_utc(value) for value in data_interval)
-    # A timetable's run has its logical date at its interval's start and run_after at its end (both are checked:
-    # Airflow 3.0 gives a manual run with a logical date a run_after equal to it). Any other is one a backfill took
-    # over with --reprocess-behavior, keeping its old interval: its window is that of the scheduled run of its
-    # logical date (the stored interval would process a neighbour's window twice).
+    # A timetable's run has its logical date at its interval's start and run_after at its end (Airflow 3.0 gives a
+    # manual run run_after = logical date). Any other was taken over by a backfill with its old interval.
     made_by_timetable = (
         start < end
         and (logical_date is None or as_utc(logical_date) == start)
@@ -195,7 +176,7 @@ def resolve_run_window(
 
 
 class ResolvedWindow(tuple[dict[str, str], "str | None"]):
-    """What :func:`resolve_run_window` decided: ``(values, source)``, and the ``window`` they came from."""
+    """``(values, source)``, and the ``window`` they came from."""
 
     window: HopsWindow | None
 
@@ -214,15 +195,13 @@ def resolve_hops_env(**arguments: Any) -> dict[str, str]:
     return resolve_run_window(**arguments)[0]
 
 
-# The Trigger form's window fields (Airflow puts each DAG param in dag_run.conf under its name), folded into
-# conf["hops_window"] so that a window typed into the form is validated and audited as one passed in conf.
+# The Trigger form's window fields (DAG params land in dag_run.conf by name), folded into conf["hops_window"].
 START_PARAM = "hops_window_start_time"
 END_PARAM = "hops_window_end_time"
 
 
-# Airflow 3.0's form appends ":00+00:00" to its date picker's value as if it were "YYYY-MM-DDTHH:MM", but the
-# picker already gives the UTC instant with milliseconds and "Z" (observed in Airflow 3.0.6's UI). Only that exact
-# shape is repaired: anything else goes to the window's validation as typed.
+# Airflow 3.0.6's form appends ":00+00:00" to its picker's value, which already ends in ".fffZ": only that exact
+# shape is repaired, anything else is validated as typed.
 _AIRFLOW_3_0_FORM_VALUE = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z):00\+00:00", re.ASCII)
 
 
@@ -233,8 +212,8 @@ def _form_value(value: object) -> object:
 
 
 def conf_with_form_window(conf: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """*conf* with the form's window fields as ``conf["hops_window"]`` (an explicit one wins; both empty: unchanged).
-    A field left empty is passed on as missing, so that the window's validation names it."""
+    """*conf* with the form's window fields as ``conf["hops_window"]`` (an explicit one wins; both empty: unchanged;
+    one empty: missing, so that the validation names it)."""
     if not isinstance(conf, Mapping) or CONF_KEY in conf:
         return conf
     fields = (("start_time", _form_value(conf.get(START_PARAM))), ("end_time", _form_value(conf.get(END_PARAM))))

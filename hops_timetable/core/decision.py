@@ -1,6 +1,4 @@
-"""What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab.
-Pure: no Airflow import.
-"""
+"""What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab."""
 
 from __future__ import annotations
 
@@ -27,8 +25,8 @@ class Decision(str, Enum):
 
 
 CATCH_UP_DROPS = frozenset({Decision.DROPPED_BOUND, Decision.DROPPED_NO_CATCHUP, Decision.BEFORE_FIRST_LOOK})
-"""The drops by design that only the catch-up rule makes: fires the schedule meant to run, had Airflow been up."""
+"""The drops by design of the catch-up rule: fires the schedule would have run, had Airflow been up."""
 
 BY_DESIGN = CATCH_UP_DROPS | {Decision.BEFORE_START, Decision.BEFORE_SKIP_TO_DATE, Decision.AFTER_END}
-"""The decisions by which the schedule itself leaves a fire without a run: its start, end and skip_to_date, and its
-catch-up rule. A fire dropped this way is not a failure of Airflow; a fire ``MISSED`` or ``DUE`` is."""
+"""The decisions by which the schedule itself leaves a fire without a run: not a failure of Airflow, unlike ``MISSED``
+or ``DUE``."""

@@ -1,9 +1,6 @@
-"""The HOPS offset a scheduled run was made with, carried in its run id.
-
-Airflow stores a run's interval but not the ``start_time_offset_seconds`` it was made with: a run cleared after an
-offset edit would process another window. The run id is set by the timetable, never changes and is seen by the task,
-so a run made with an offset gets it appended (``scheduled__2026-01-01T10:00:00+00:00__hops_offset_3600s``); one made
-with none keeps Airflow's exact id, which dashboards and scripts expect. Pure: no Airflow import.
+"""The HOPS offset a scheduled run was made with, carried in its run id (Airflow keeps no other record of it, and a
+run cleared after an offset edit must keep its window): ``scheduled__2026-01-01T10:00:00+00:00__hops_offset_3600s``.
+A run made with none keeps Airflow's exact id, which dashboards and scripts expect.
 """
 
 from __future__ import annotations
@@ -11,9 +8,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-MARKER: Final = "__hops_offset_"  # between Airflow's run id and the offset
-
-# Digits only, as written by mark_offset; an id edited by hand into anything else is not read as marked.
+MARKER: Final = "__hops_offset_"
+# Digits only, as mark_offset writes them: an id edited by hand into anything else is not read as marked.
 _MARKED = re.compile(r"__hops_offset_(0|[1-9][0-9]{0,9})s\Z", re.ASCII)
 
 

@@ -1,18 +1,11 @@
 """Outage simulator: which cron fires become runs when Airflow is down or the DAG is paused for a while.
 
-The model, for a timeline that begins at ``start`` and ends at ``until`` (inclusive):
-
-* An *outage* (Airflow down) and a *pause* (the DAG paused) act alike: Airflow's pause only flips a flag, so paused
-  time counts as missed (unlike Hopsworks, whose re-enable starts from "now"; ``skip_to_date`` gives that). Events
-  are half-open ``[from, to)``; overlapping events merge. While up, each eligible fire becomes a run at its fire.
-* When an event ends at R, the scheduler creates, all at R, the runs ``CatchupPolicy.next_run_after(last, R,
-  catchup=...)`` gives in a loop while they are due: the stale stored next run is *not* created first, since the
-  timetable re-checks the bound at R. The eligible fires passed over are dropped.
-* A timeline that begins before the DAG's start has the scheduler's first look at its ``start``, so a past start
-  date with catch-up replays then, as when a DAG is first deployed.
-
-Every fire in ``(start, until]`` gets one :class:`Decision` from :class:`CatchupPolicy`; consecutive fires alike form
-one :class:`FireRow`, counted by :meth:`QuartzCron.count_between`, so a per-second year costs milliseconds.
+An outage and a pause act alike (Airflow's pause only flips a flag, so paused time counts as missed; Hopsworks'
+re-enable from "now" is ``skip_to_date``); events are half-open and overlapping ones merge. While up, each eligible
+fire runs at its fire; when an event ends at R, the runs ``CatchupPolicy.next_run_after`` gives while they are due
+are all created at R (the stale stored run is not created first). A timeline beginning before the DAG's start has
+the scheduler's first look at its start. Consecutive fires alike form one :class:`FireRow`, counted by
+:meth:`QuartzCron.count_between`, so a per-second year costs milliseconds.
 """
 
 from __future__ import annotations
@@ -21,6 +14,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import NamedTuple
 
 from hops_timetable.core.catchup import CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
@@ -29,9 +23,7 @@ from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc
 
 _UNDEPLOYED = "not yet deployed"
-
-# Runs created one by one through next_run before the rest of an unbounded catch-up is summarised as a range.
-_STEPWISE_RUNS = 1000
+_STEPWISE_RUNS = 1000  # runs of one catch-up created one by one before the rest is summarised as a range
 
 
 @dataclass(frozen=True)
@@ -67,19 +59,16 @@ class FireRow:
     event: str | None = None
 
 
-@dataclass(frozen=True)
-class _Down:
+class _Down(NamedTuple):
     start: datetime
     end: datetime
     label: str
 
 
 def _merge(events: Iterable[Event]) -> list[_Down]:
-    spans = sorted(((as_utc(e.start), as_utc(e.end), e.kind) for e in events), key=lambda s: s[0])
     merged: list[_Down] = []
-    for start, end, kind in spans:
-        if merged and start <= merged[-1].end:
-            top = merged[-1]
+    for start, end, kind in sorted(((as_utc(e.start), as_utc(e.end), e.kind) for e in events), key=lambda s: s[0]):
+        if merged and start <= (top := merged[-1]).end:
             kinds = top.label if kind in top.label.split("+") else f"{top.label}+{kind}"
             merged[-1] = _Down(top.start, max(top.end, end), kinds)
         else:
@@ -88,15 +77,14 @@ def _merge(events: Iterable[Event]) -> list[_Down]:
 
 
 class _Builder:
-    """Collects rows for fires in time ranges, each range labelled as the policy classifies it."""
+    """Collects the rows of fires in time ranges."""
 
     def __init__(self, policy: CatchupPolicy) -> None:
         self.policy = policy
         self.cron = policy.cron
         self.rows: list[FireRow] = []
-        # The policy's eligibility changes only at these instants, so between two of them one classify() answers
-        # for every fire; ranges are cut there rather than classified fire by fire. A cut c splits (.., c] from
-        # (c, ..): the start itself is excluded, while skip_to and the end belong to the later side.
+        # Eligibility changes only at these cuts, so one classify() answers for the fires between two. A cut c
+        # splits (.., c] from (c, ..): the start is excluded, skip_to and the end belong to the later side.
         cuts = [policy.start] + [t - TICK for t in (policy.skip_to, policy.end) if t is not None]
         self.cuts = sorted({t for t in cuts if t is not None})
 
@@ -106,8 +94,7 @@ class _Builder:
         self.rows.append(FireRow(why, first, last, self.cron.count_between(first, last), at, event))
 
     def classify_range(self, after: datetime, upto: datetime, eligible: Decision, event: str | None = None) -> None:
-        """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*;
-        the range is cut where eligibility changes."""
+        """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*."""
         lo = after
         for cut in [*(c for c in self.cuts if after < c < upto), upto]:
             first = self.cron.next_after(lo)
@@ -120,10 +107,8 @@ class _Builder:
 
 
 def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datetime, *, catchup: bool) -> Iterator[Run]:
-    """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first, unbounded without an end.
-
-    Only the first is asked at *now* (where the bound counts back); each later one at its predecessor's fire, where
-    nothing is counted back, so the cost per run does not grow with the bound."""
+    """The runs the scheduler makes from *last_fire* on, all seen at *now*, oldest first, unbounded without an end
+    (each after the first asked at its predecessor's fire, where the bound counts nothing back)."""
     run = policy.next_run(last_fire, now, catchup=catchup)
     while run is not None:
         yield run
@@ -138,7 +123,7 @@ def simulate(
     events: Sequence[Event] = (),
 ) -> list[FireRow]:
     """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*: the rows of the fires in
-    ``(start, until]``, in fire order. Raises :class:`ArgumentError` if *until* is not after *start*."""
+    ``(start, until]``, in fire order."""
     start, until = as_utc(start), as_utc(until)
     if until <= start:
         raise ArgumentError(
@@ -147,10 +132,9 @@ def simulate(
     out = _Builder(policy)
     downs = [d for d in _merge(events) if d.end > start]
     if policy.start is not None and policy.start < start:
-        # The DAG starts before the timeline: until the scheduler first sees it, its fires are missed like in an
-        # outage, and the first look replays them within the catch-up bound.
+        # Until the scheduler first sees the DAG its fires are missed as in an outage.
         downs = [d for d in _merge([*events, Event("outage", policy.start, start)]) if d.end > policy.start]
-        downs[0] = replace(downs[0], label=downs[0].label.replace("outage", _UNDEPLOYED, 1))
+        downs[0] = downs[0]._replace(label=downs[0].label.replace("outage", _UNDEPLOYED, 1))
         start = policy.start
     last: datetime | None = None  # fire of the newest created run
     decided = start  # every fire at or before this has a row
@@ -171,7 +155,6 @@ def simulate(
             break
         if down.end > until:
             out.classify_range(decided, until, Decision.NOT_YET_DUE, event=down.label)
-            decided = until
             break
         look, label = down.end, down.label
     return _merge_rows(out.rows)
@@ -180,11 +163,10 @@ def simulate(
 def _catch_up(
     out: _Builder, catchup: bool, last: datetime | None, decided: datetime, now: datetime, event: str | None
 ) -> tuple[datetime | None, datetime]:
-    """The scheduler looks at *now* after not looking since *decided*: rows for the fires in ``(decided, now]``."""
+    """Rows for the fires in ``(decided, now]``, when the scheduler looks again at *now*."""
     policy = out.policy
     if now <= decided:
         return last, decided
-    # The runs the scheduler's stored-run check and next_dagrun_info_v2 make at now, while they are due.
     due = itertools.takewhile(lambda run: run.fire <= now, scheduled_runs(policy, last, now, catchup=catchup))
     created = [run.fire for run in itertools.islice(due, _STEPWISE_RUNS)]
     if not created:
@@ -197,7 +179,7 @@ def _catch_up(
         out.emit(Decision.CREATED, fire, fire, at=now, event=event)
     newest = policy.newest_eligible_at_or_before(now)
     if newest is not None and newest > created[-1]:
-        # Unbounded catch-up beyond the step-by-step part: every eligible fire up to now is due, so all are made.
+        # Unbounded catch-up beyond the step-by-step part: every eligible fire up to now is made.
         nxt = policy.first_eligible_after(created[-1])
         assert nxt is not None
         out.emit(Decision.CREATED, nxt, newest, at=now, event=event)
@@ -208,13 +190,12 @@ def _catch_up(
 
 
 def _merge_rows(rows: list[FireRow]) -> list[FireRow]:
-    """Join neighbouring rows that say the same thing about consecutive fires."""
     merged: list[FireRow] = []
     for row in rows:
         if merged:
             top = merged[-1]
             same = (top.decision, top.created_at, top.event) == (row.decision, row.created_at, row.event)
-            # Runs created in one catch-up stay one row each: that is the list the scheduler makes.
+            # Runs created in one catch-up stay one row each, as the scheduler makes them.
             if same and not (row.decision is Decision.CREATED and row.created_at is not None):
                 merged[-1] = replace(top, last=row.last, count=top.count + row.count)
                 continue
@@ -230,8 +211,7 @@ def _fires(row: FireRow, cron: QuartzCron) -> Iterator[datetime]:
 
 
 def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[FireRow]:
-    """Rows of at most *max_fires* fires split into one row per fire; a run created at its own fire time gets
-    ``created_at`` equal to its fire."""
+    """Rows of at most *max_fires* fires split into one row per fire, ``created_at`` set for every created run."""
     out: list[FireRow] = []
     for row in rows:
         if row.count == 1 or row.count > max_fires:

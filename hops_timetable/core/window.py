@@ -1,10 +1,6 @@
-"""The Hopsworks data window a scheduled job sees as ``HOPS_START_TIME``, ``HOPS_END_TIME``, ``HOPS_LOGICAL_DATE``.
-
-For the Airflow data interval ``[interval_start, interval_end)`` (the previous fire clamped to the start date, the
-fire) and a start offset of ``offset`` seconds: ``HOPS_LOGICAL_DATE = interval_start``, ``HOPS_START_TIME =
-interval_start - offset`` and ``HOPS_END_TIME = interval_end - offset``, so that consecutive runs tile the timeline
-with no gaps, also for irregular crons such as ``0 0 9,17 * * ?``. The offset moves the HOPS window only, never the
-Airflow interval. Pure: no Airflow import.
+"""The HOPS window of an Airflow data interval ``[start, end)`` and an offset: ``HOPS_LOGICAL_DATE = start``,
+``HOPS_START_TIME = start - offset``, ``HOPS_END_TIME = end - offset``, so consecutive runs tile the timeline, also
+for irregular crons. The offset moves the HOPS window only, never the Airflow interval (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -25,9 +21,7 @@ def as_utc(value: datetime) -> datetime:
     """*value* as a plain aware UTC ``datetime`` (naive is read as UTC, as Airflow and Hopsworks do); pendulum's
     DateTime comes back plain, since its arithmetic drops a standard library tzinfo the core relies on."""
     zone = value.tzinfo
-    # Airflow hands over pendulum's UTC (a ZoneInfo): its fields are UTC's, and asking it for its offset costs more
-    # than the rest of this function. At any offset zero the fields are UTC's too: pendulum's astimezone (a third of
-    # a scheduling decision) is not needed to read them.
+    # Asking pendulum's UTC (a ZoneInfo) for its offset, or calling its astimezone, costs more than the rest.
     if zone is not timezone.utc and not (isinstance(zone, ZoneInfo) and zone.key in UTC_ZONE_KEYS):
         offset = None if zone is None else value.utcoffset()
         if offset is None:
@@ -42,15 +36,15 @@ def as_utc(value: datetime) -> datetime:
 
 
 def format_hops_time(value: datetime) -> str:
-    """*value* as Hopsworks injects it: ``2026-01-01T10:00:00Z``, truncated (never rounded up past its fire) and
-    with four year digits (``strftime("%Y")`` drops leading zeros on some platforms)."""
+    """*value* as Hopsworks injects it: ``2026-01-01T10:00:00Z``, truncated, four year digits (unlike some
+    platforms' ``strftime("%Y")``)."""
     v = as_utc(value)
     return f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}Z"
 
 
 @dataclass(frozen=True)
 class HopsWindow:
-    """The data window of one Hopsworks-style run; all three values are aware UTC datetimes."""
+    """The data window of one run; all three values aware UTC."""
 
     start: datetime
     end: datetime
@@ -62,8 +56,7 @@ class HopsWindow:
 
 
 def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds: int | None = None) -> HopsWindow:
-    """The HOPS window of the Airflow data interval ``[interval_start, interval_end)``, moved *offset_seconds*
-    (``start_time_offset_seconds``; ``None`` or 0: not at all) earlier."""
+    """The HOPS window of ``[interval_start, interval_end)``, moved *offset_seconds* (``None``: 0) earlier."""
     start = as_utc(interval_start)
     end = as_utc(interval_end)
     shift = timedelta(seconds=offset_seconds or 0)
@@ -73,13 +66,12 @@ def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds
 def duration_text(seconds: int) -> str:
     """Whole seconds in words: ``3600`` is ``1 h``, ``5430`` is ``1 h 30 min 30 s``."""
     hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "", f"{secs} s" if secs else ""]
-    return " ".join(p for p in parts if p) or "0 s"
+    parts = zip((hours, *divmod(rest, 60)), ("h", "min", "s"), strict=True)
+    return " ".join(f"{n} {unit}" for n, unit in parts if n) or "0 s"
 
 
 def window_rule(offset_seconds: int | None) -> str:
-    """The rule of :func:`hops_window` in words, as the timetable's description, the tools and the tab say it."""
+    """The rule of :func:`hops_window` in words."""
     shift = f" - {duration_text(offset_seconds)}" if offset_seconds else ""
     return (
         "HOPS_LOGICAL_DATE = previous fire (the start date, for a first window clamped to it), "
