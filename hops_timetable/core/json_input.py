@@ -7,10 +7,8 @@ from typing import Final
 
 from hops_timetable.core.validation import ArgumentError
 
-MAX_JSON_BYTES: Final = 16 * 1024 * 1024
-"""The largest JSON document read by default: 16 MiB, tens of thousands of schedules."""
-MAX_JSON_DEPTH: Final = 32
-"""The deepest nesting accepted; a Hopsworks export nests four levels."""
+MAX_JSON_BYTES: Final = 16 * 1024 * 1024  # tens of thousands of schedules
+MAX_JSON_DEPTH: Final = 32  # a Hopsworks export nests four levels
 
 
 def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:

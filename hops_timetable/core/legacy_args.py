@@ -1,8 +1,5 @@
-"""The legacy job arguments: ``-start_time <HOPS_LOGICAL_DATE>`` (or Papermill's ``-p start_time ...``), which older
-Hopsworks jobs parse, and the check that a bash command passes them to the job.
-
-The DAG author places them (``{{ hops.legacy_args }}`` in ``HopsBashOperator``'s command, ``sys.argv`` for
-``HopsPythonOperator``); nothing here guesses which command of a script is the job. Pure: no Airflow import.
+"""The legacy job arguments ``-start_time <HOPS_LOGICAL_DATE>`` (or Papermill's ``-p start_time ...``) older
+Hopsworks jobs parse, and the check that a bash command passes them where the DAG author placed them.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ LEGACY_ARG_MODES: Final[Mapping[str, tuple[str, ...]]] = {
 
 
 def check_legacy_args(value: object) -> LegacyArgs | None:
-    """Validate an operator's ``legacy_args`` setting: ``None``, ``"start_time"`` or ``"papermill"``."""
     if value is None or (isinstance(value, str) and value in LEGACY_ARG_MODES):
         return cast("LegacyArgs | None", value)
     raise ArgumentError(
@@ -40,8 +36,7 @@ def legacy_arguments(mode: LegacyArgs | None, env: Mapping[str, str]) -> list[st
     return [*LEGACY_ARG_MODES[mode], env["HOPS_LOGICAL_DATE"]]
 
 
-LEGACY_ARGS_TEMPLATE: Final = "{{ hops.legacy_args }}"
-"""Where a bash command places its legacy arguments: the template value renders to them, shell-quoted."""
+LEGACY_ARGS_TEMPLATE: Final = "{{ hops.legacy_args }}"  # renders to the legacy arguments, shell-quoted
 
 _TEMPLATE_NAME = "hops.legacy_args"
 _HOW = f"place them where the job takes them, for example: job.sh a {LEGACY_ARGS_TEMPLATE} || true"
@@ -53,7 +48,7 @@ class LegacyArgsError(ArgumentError):
 
 def check_legacy_args_placed(mode: LegacyArgs | None, command: str) -> None:
     """When the DAG is built: a command with ``legacy_args`` must name :data:`LEGACY_ARGS_TEMPLATE`, one without must
-    not (it would render to nothing). Raises :class:`LegacyArgsError` naming the command and how to write it."""
+    not (it would render to nothing)."""
     if mode is not None and _TEMPLATE_NAME not in command:
         raise LegacyArgsError(
             "bash_command",
@@ -70,9 +65,8 @@ def check_legacy_args_placed(mode: LegacyArgs | None, command: str) -> None:
 
 
 def check_legacy_args_passed(command: str, arguments: Sequence[str]) -> None:
-    """After rendering: *arguments* must stand in *command* as consecutive words, as bash's quoting splits it (not
-    quoted into another word, not in a comment). A command beyond what :mod:`shlex` splits (an unbalanced quote
-    inside ``$'...'`` or a here-document) is left as written: the author placed the arguments."""
+    """After rendering: *arguments* must stand in *command* as consecutive words, as bash's quoting splits it. A
+    command beyond what :mod:`shlex` splits (``$'...'``, a here-document) is left as the author placed them."""
     if not arguments:
         return
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)

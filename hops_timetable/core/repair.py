@@ -1,11 +1,6 @@
-"""How the gaps of a DAG's coverage are filled, whether the writes are then carried out or only shown.
-
-* A window that should have been processed and was not is filled (one dropped by design only when asked, and then
-  only those the catch-up rule dropped: a fire before ``skip_to_date`` never).
-* A fire with no run whose logical date is free is backfilled, consecutive ones in one backfill; a failed scheduled
-  run is backfilled with ``reprocess_behavior="failed"`` (Airflow clears it: same logical date, no new one).
-* Any other fire gets one manual run carrying the window in ``conf["hops_window"]`` and no logical date, so no
-  logical date is ever repeated.
+"""How the gaps of a DAG's coverage are filled (``audit --repair``): a fire with no run and a free logical date is
+backfilled, consecutive ones in one backfill, a failed scheduled run with ``reprocess_behavior="failed"``; any other
+gets a manual run with its window in ``conf["hops_window"]`` and no logical date, so none is ever repeated.
 """
 
 from __future__ import annotations
@@ -20,21 +15,17 @@ from hops_timetable.core.coverage import Coverage, FireCoverage, History, RunRec
 from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
 from hops_timetable.core.window import format_hops_time as _t
 
-Reprocess = Literal["none", "failed"]
-"""Airflow's ``reprocess_behavior`` of a backfill: create the missing runs only, or also re-run the failed ones."""
+Reprocess = Literal["none", "failed"]  # Airflow's reprocess_behavior of a backfill
 
 
 class RepairKind(str, Enum):
-    """The write that fills a window: Airflow's backfill of logical dates, or a manual run with a conf window."""
-
     BACKFILL = "backfill"
     MANUAL = "manual"
 
 
 @dataclass(frozen=True)
 class RepairStep:
-    """One write: a backfill of ``fires`` or one manual run of ``fires[0]``'s window; ``note`` (starting with
-    ``"; "``) says why a fire is not backfilled."""
+    """One write: a backfill of ``fires`` or one manual run of ``fires[0]``'s window; ``note``: why not a backfill."""
 
     kind: RepairKind
     fires: tuple[FireCoverage, ...]
@@ -61,7 +52,7 @@ class RepairStep:
 
 def needs_repair(fire: FireCoverage, include_dropped: bool) -> bool:
     """Whether *fire*'s window is to be filled: expected (or dropped by the catch-up rule, with *include_dropped*),
-    not processed by any run, and not merely due (the scheduler is about to make its run)."""
+    not processed by any run, and not merely due."""
     wanted = fire.expected or (include_dropped and fire.decision in CATCH_UP_DROPS)
     return wanted and not fire.covered and fire.decision is not Decision.DUE
 
@@ -89,7 +80,6 @@ def plan_repair(cov: Coverage, runs: Sequence[RunRecord], *, include_dropped: bo
 
 
 def runs_in(steps: Iterable[RepairStep]) -> int:
-    """The runs a plan creates or re-runs: one per fire of each step."""
     return sum(len(step.fires) for step in steps)
 
 
@@ -99,8 +89,8 @@ def to_repair(hist: History, include_dropped: bool) -> list[Stretch]:
 
 
 def repair_view(hist: History, stretches: Sequence[Stretch]) -> Coverage:
-    """The fires of *stretches* for :func:`plan_repair`, each followed by the fire that ends it, so that two
-    stretches apart stay two steps."""
+    """The fires of *stretches* for :func:`plan_repair`, each followed by the fire that ends it (two stretches apart
+    stay two steps)."""
     fires: list[FireCoverage] = []
     for stretch in stretches:
         if fires and fires[-1].fire >= stretch.first:

@@ -1,8 +1,7 @@
 """A Hopsworks job schedule as one frozen value: its settings, its one validation sequence and its stored forms.
 
-Every entry point builds its schedule through :meth:`Schedule.build`. Each setting is declared once, as a field whose
-metadata gives its Hopsworks argument name and its check; the payload, the JSON and the argument lists derive from
-those fields, so adding a setting is one field (plus the public constructors' signatures). Pure: no Airflow import.
+Each setting is declared once, as a field whose metadata gives its Hopsworks argument name and its check; the payload,
+the JSON and the argument lists derive from those fields.
 """
 
 # ruff: noqa: RUF009
@@ -32,9 +31,8 @@ from hops_timetable.core.validation import (
 from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window
 
 SERIALIZATION_VERSION: Final = 2
-"""Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading.
-
-2: ``start_time``, ``end_time`` and ``catchup`` (absent in version 1 payloads, read as ``None``)."""
+"""Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading (2 added ``start_time``,
+``end_time`` and ``catchup``)."""
 
 
 def _check_catchup(name: str, value: object) -> bool | None:
@@ -48,15 +46,13 @@ def _check_catchup(name: str, value: object) -> bool | None:
 def _setting(
     argument: str, check: Callable[[str, Any], Any] | None, doc: str, kind: str = "", default: Any = None
 ) -> Any:
-    """A setting's field: its Hopsworks argument name, its check, its doc and its kind (stored as ``"cron"``, ``"time"``
-    text, or as is)."""
     return field(default=default, metadata={"argument": argument, "kind": kind, "check": check, "doc": doc})
 
 
 @dataclass(frozen=True)
 class Schedule:
     """The settings of one Hopsworks job schedule; every datetime aware UTC. :meth:`build` (:meth:`from_payload`,
-    :meth:`from_json`) validates; one made directly from its fields is trusted as valid, as the core's values are."""
+    :meth:`from_json`) validates; one made directly from its fields is trusted as valid."""
 
     cron: QuartzCron = _setting("cron_expression", None, "The cron expression, in UTC.", "cron", dataclasses.MISSING)
     offset: int | None = _setting(
@@ -79,10 +75,7 @@ class Schedule:
         "catchup", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", default=False
     )
     bound: bool = False
-    """Built with ``catchup`` given: ``start``, ``end`` and ``catchup`` are the DAG's. Unbound (outside
-    ``hops_schedule``, before the DAG policy binds it), ``start``/``end`` and the ``catchup`` argument are ``None``."""
-
-    # -- building: the one validation sequence -----------------------------------------------------------------
+    """Built with ``catchup`` given: ``start``, ``end`` and ``catchup`` are the DAG's (else ``None``)."""
 
     @classmethod
     def build(
@@ -93,11 +86,9 @@ class Schedule:
         names: Mapping[str, str] | None = None,
         **settings: Any,
     ) -> Schedule:
-        """The schedule of these Hopsworks arguments (*settings*: those of ``hops_schedule`` but the cron), validated;
-        raises :class:`ArgumentError` naming the argument as *names* maps it (``--start-time``). A schedule that can
-        never run is refused: without *now* by the rules that do not depend on the clock (a stored schedule whose
-        fires lie in the past keeps loading), with *now* also by those that do.
-        """
+        """The schedule of these Hopsworks arguments (those of ``hops_schedule``), validated; raises
+        :class:`ArgumentError` naming the argument as *names* maps it (``--start-time``). A schedule that can never
+        run is refused, by the rules that depend on the clock only with *now*."""
         names = names or {}
         unknown = sorted(set(settings) - set(_ARGUMENTS))
         if unknown:
@@ -113,17 +104,16 @@ class Schedule:
     @classmethod
     def _joined(cls, values: dict[str, Any], now: datetime | None, names: Mapping[str, str]) -> Schedule:
         """The schedule of settings each checked alone, refused when they do not go together or never run."""
-
-        def name(argument: str) -> str:
-            return names.get(argument, argument)
-
+        start, end, offset, catchup = (
+            names.get(a, a) for a in ("start_time", "end_time", "start_time_offset_seconds", "catchup")
+        )
         bound = values["catchup"] is not None
         schedule = cls(**{**values, "catchup": bool(values["catchup"])}, bound=bound)
-        check_end_after_start(name("start_time"), schedule.start, name("end_time"), schedule.end)
-        check_window_start(name("start_time"), schedule.start, name("start_time_offset_seconds"), schedule.offset)
+        check_end_after_start(start, schedule.start, end, schedule.end)
+        check_window_start(start, schedule.start, offset, schedule.offset)
         if not bound and (schedule.start is not None or schedule.end is not None):
             raise ArgumentError(
-                name("catchup"),
+                catchup,
                 None,
                 "start_time/end_time are given without catchup: pass the DAG's catchup too (True or False), so "
                 "that the schedule holds the DAG's whole restriction, or use hops_schedule(...), which passes all "
@@ -133,57 +123,48 @@ class Schedule:
         return schedule
 
     def validate(self, now: datetime | None = None) -> None:
-        """Check the whole sequence again (a schedule made by :meth:`build` always passes)."""
+        """Check the whole sequence again."""
         self.build(self.cron.source, now=now, **self.arguments())
 
     def replace(self, **changes: Any) -> Schedule:
-        """This schedule with some fields changed, validated again by the rules that do not depend on the clock."""
+        """This schedule with some fields changed, validated again (not by the clock)."""
         changed = dataclasses.replace(self, **changes)
         changed.validate()
         return changed
 
-    # -- what the rules need ---------------------------------------------------------------------------------
-
     def policy(self) -> CatchupPolicy:
-        """The catch-up policy of this schedule: its own start, end, skip_to_date and bound."""
         return self.policy_within(self.start, self.end)
 
     def policy_within(self, start: datetime | None, end: datetime | None) -> CatchupPolicy:
-        """The catch-up policy of this schedule between *start* and *end* (a DAG's restriction not held by it)."""
+        """The catch-up policy between *start* and *end* (a DAG's restriction not held by the schedule)."""
         return CatchupPolicy(self.cron, start, end, self.skip_to, self.max_catchup_runs)
 
     @cached_property
     def range_policy(self) -> CatchupPolicy:
-        """A backfill's: the schedule replayed between its own start and end (none when unbound), never bounded."""
+        """A backfill's: between the schedule's own start and end, never bounded."""
         return CatchupPolicy(self.cron, self.start, self.end, self.skip_to)
 
     @cached_property
     def manual_policy(self) -> CatchupPolicy:
-        """The one a manual trigger is attributed by: the newest fire at or before it, whatever the start and end."""
+        """The one a manual trigger is attributed by, whatever the start and end."""
         return CatchupPolicy(self.cron, skip_to=self.skip_to, max_catchup_runs=self.max_catchup_runs)
 
     def replayed_window(self, logical_date: datetime) -> HopsWindow | None:
-        """The HOPS window a backfill gives the scheduled run of *logical_date* (``None``: no run has it): what a run
-        re-run by a backfill processes when its interval is not a scheduled one (a manual run's, a zero-length one)."""
+        """The HOPS window a backfill gives the scheduled run of *logical_date* (``None``: no run has it)."""
         run = self.range_policy.scheduled_run_at(as_utc(logical_date))
         return None if run is None else hops_window(run.interval_start, run.fire, self.offset)
 
     def arguments(self) -> dict[str, Any]:
-        """The keyword arguments (other than the cron expression) that build this schedule again."""
+        """The keyword arguments but the cron expression that build this schedule again."""
         return {argument: self.argument(argument) for argument in _ARGUMENTS[1:]}
 
     def argument(self, name: str) -> Any:
         """The value of the argument *name* (``catchup`` is ``None`` for an unbound schedule)."""
         return None if name == "catchup" and not self.bound else getattr(self, _BY_ARGUMENT[name].name)
 
-    # -- stored forms ------------------------------------------------------------------------------------------
-
     def payload(self) -> dict[str, Any]:
-        """The timetable's serialized form (format :data:`SERIALIZATION_VERSION`), as Airflow stores it.
-
-        Unset settings are left out (every reader of format 2 reads a missing key as ``None``): Airflow stores this
-        in every serialized DAG, and the nulls were 134 of a 1-task DAG's 1,333 bytes (docs/performance.md).
-        """
+        """The timetable's serialized form (format :data:`SERIALIZATION_VERSION`); unset settings are left out, as
+        Airflow stores this in every serialized DAG (docs/performance.md)."""
         out: dict[str, Any] = {"version": SERIALIZATION_VERSION}
         for f in _FIELDS:
             if (value := self.argument(f.metadata["argument"])) is not None:
@@ -192,8 +173,8 @@ class Schedule:
 
     @classmethod
     def from_payload(cls, data: object) -> Schedule:
-        """The schedule :meth:`payload` wrote *data* for, without reading the clock (past fires keep loading); any
-        other data raises one :class:`ArgumentError` naming the key, the value and the format versions understood."""
+        """The schedule :meth:`payload` wrote *data* for, not checked by the clock; other data raises one
+        :class:`ArgumentError` naming the key, the value and the format versions understood."""
         fail = _payload_error
         if not isinstance(data, dict):
             raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
@@ -252,8 +233,7 @@ _BY_ARGUMENT: Final = {f.metadata["argument"]: f for f in _FIELDS}
 _ARGUMENTS: Final = tuple(f.metadata["argument"] for f in _FIELDS)
 _CHECKED: Final = tuple((f, f.metadata["argument"]) for f in _FIELDS[1:])  # every setting but the cron
 PAYLOAD_KEYS: Final = ("version", *_ARGUMENTS)
-"""Every key :meth:`Schedule.payload` has written; any other key is a corrupted or hand-edited payload and is
-refused rather than silently dropped."""
+"""Every key :meth:`Schedule.payload` has written; any other is refused, never silently dropped."""
 
 
 def argument_names() -> tuple[str, ...]:
@@ -273,10 +253,10 @@ _STRING: Final = frozenset({str})
 
 def payload_key(data: object) -> PayloadKey | None:
     """A payload as a hashable key (``None`` unless a flat object of scalars with string keys); with the values'
-    types, since ``True == 1 == 1.0`` and ``catchup=1`` must be refused, not taken for ``catchup=True``."""
+    types, since ``True == 1 == 1.0`` and ``catchup=1`` must be refused."""
     if type(data) is not dict:
         return None
-    # The checks run in C (set inclusion over map): the scheduler loads a payload for each decision of each DAG.
+    # Checked in C (set inclusion over map): the scheduler loads a payload for each decision of each DAG.
     types = tuple(map(type, data.values()))
     if not _SCALARS.issuperset(types) or not _STRING.issuperset(map(type, data)):
         return None

@@ -1,7 +1,5 @@
-"""A schedule in words: the timetable's description (Airflow shows it beside the DAG) and the tab's sentences.
-
-One wording of each rule: the window's is :func:`~hops_timetable.core.window.window_rule`, the catch-up's is
-:func:`catchup_rule`, and both texts below are made of them. Pure: no Airflow import.
+"""A schedule in words: the timetable's description (Airflow shows it beside the DAG) and the tab's sentences,
+both made of one wording of each rule (:func:`~hops_timetable.core.window.window_rule`, :func:`catchup_rule`).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ DESCRIPTION_LIMIT: Final = 1000  # Airflow's DagModel.timetable_description is a
 
 
 def catchup_rule(catchup: bool, max_catchup_runs: int | None) -> str:
-    """What happens to the fires missed during an outage or a pause, for this ``catchup`` and bound."""
     if not catchup:
         return "catchup=False: after an outage or a pause only the newest missed fire runs"
     if max_catchup_runs is None:
@@ -31,7 +28,7 @@ def catchup_rule(catchup: bool, max_catchup_runs: int | None) -> str:
 
 def describe(schedule: Schedule) -> str:
     """The schedule in one paragraph of at most :data:`DESCRIPTION_LIMIT` characters (an unbound one says both
-    catch-up cases, since the DAG's ``catchup`` decides)."""
+    catch-up cases)."""
     if schedule.bound:
         catchup = catchup_rule(schedule.catchup, schedule.max_catchup_runs)
     else:
@@ -43,7 +40,7 @@ def describe(schedule: Schedule) -> str:
 
 
 def sentences(schedule: Schedule, paused: bool | None = None) -> list[str]:
-    """The schedule one sentence per setting (the Hopsworks tab), for its actual settings."""
+    """The schedule one sentence per setting (the Hopsworks tab)."""
     s = schedule
     lines = [f"Fires (UTC): {s.cron.describe()}: {s.cron.expression}"]
     if s.start is None:

@@ -1,12 +1,10 @@
 """The one grammar of date-time text: every date-time the package reads from text is read here.
 
-``strict=True`` is for what another user may write into a run (``conf["hops_window"]``, the tab's form) and the
-``HOPS_*`` values: exactly ``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]``, ASCII digits, uppercase ``T`` and
-``Z``, no spaces, from the year 1000 on (a window's values keep four-digit years). Lenient (the default) is for the
-DAG author, the command line and stored payloads: Python's ISO-8601 (``2026-01-01``, ``2026-01-01 10:00``), a
-lowercase ``z``, surrounding spaces, from ``EARLIEST_DATE`` on. Both read a missing offset as UTC, return aware UTC,
-refuse texts longer than :data:`MAX_TEXT` and instants after ``LATEST_DATE`` (the scheduler's arithmetic must never
-overflow), and raise :class:`TimeTextError` and nothing else. Pure: no Airflow import.
+``strict=True`` is for what another user may write into a run (``conf["hops_window"]``, the tab's form): exactly
+``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]`` in ASCII, from the year 1000 on. Lenient (the default) is for the
+DAG author, the command line and stored payloads: Python's ISO-8601, a lowercase ``z``, surrounding spaces. Both read
+a missing offset as UTC, return aware UTC, refuse texts longer than :data:`MAX_TEXT` and instants outside
+``EARLIEST_DATE .. LATEST_DATE``, and raise :class:`TimeTextError` only.
 """
 
 from __future__ import annotations
@@ -29,17 +27,14 @@ MAX_TEXT: Final = 64  # the longest valid form (9 fraction digits and an offset)
 
 EXPECTED: Final = "an ISO-8601 date-time YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] (no offset means UTC)"
 
-# re.ASCII: without it \d also matches other scripts' digits, which int() would then happily read.
-_STRICT = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?",
-    re.ASCII,
-)
+# re.ASCII: else \d matches other scripts' digits, which int() reads.
+_STRICT = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?", re.ASCII)
 _ZONE = re.compile(r"[+-]\d{2}:(\d{2})(?::\d{2}(?:\.\d+)?)?$", re.ASCII)
 _UTC = timezone.utc
 
 
 class TimeTextError(ArgumentError):
-    """Date-time text that is not valid; ``problem`` is the message without the leading ``name=value``."""
+    """Date-time text that is not valid; ``problem``: the message without its leading ``name=value``."""
 
     def __init__(self, name: str, value: object, problem: str) -> None:
         self.problem = problem
@@ -51,7 +46,7 @@ class _TimeTypeError(TimeTextError, ArgumentTypeError):
 
 
 def parse_time(name: str, text: object, *, strict: bool = False) -> datetime:
-    """*text* as an aware UTC datetime; *name* names the input in the message (``--start-time``, ``["end_time"]``)."""
+    """*text* as an aware UTC datetime; *name* names the input in the message."""
     if not isinstance(text, str):
         raise _TimeTypeError(name, text, f"is invalid: expected {EXPECTED} as a string (got {type(text).__name__})")
     if len(text) > MAX_TEXT:
@@ -88,8 +83,7 @@ def _strict(name: str, text: str) -> datetime:
 
 def _lenient(name: str, text: str) -> datetime:
     if len(text) in (25, 32) and text[10] == "T" and text.endswith("+00:00"):
-        # datetime.isoformat() of a UTC time, as Airflow's JSON writes every time: what the strict form reads,
-        # read by every Python's fromisoformat alike, and five times faster (audit reads five a run).
+        # datetime.isoformat() of a UTC time, as Airflow's JSON writes every time: five times faster this way.
         try:
             return datetime.fromisoformat(text)
         except ValueError:
@@ -98,13 +92,12 @@ def _lenient(name: str, text: str) -> datetime:
     if stripped[-1:] == "z":
         stripped = stripped[:-1] + "Z"
     if _STRICT.fullmatch(stripped):
-        # Whatever the strict form reads, this one reads alike on every Python (3.10's fromisoformat takes neither
-        # "Z" nor fractions of other than 3 or 6 digits).
+        # Read alike on every Python (3.10's fromisoformat takes neither "Z" nor fractions of other than 3 or 6 digits).
         return _strict(name, stripped)
     iso = stripped[:-1] + "+00:00" if stripped[-1:] == "Z" else stripped
     zone = _ZONE.search(iso)
     if zone is not None and int(zone.group(1)) > 59:
-        # Python reads +01:60 as +02:00; the strict form refuses it, and so does this one.
+        # Python reads +01:60 as +02:00; the strict form refuses it.
         raise TimeTextError(
             name, text, f"is not a valid date-time (the offset has {zone.group(1)} minutes, at most 59)"
         )
@@ -115,11 +108,10 @@ def _lenient(name: str, text: str) -> datetime:
 
 
 def stored_time(text: str) -> datetime:
-    """A timestamp as a metadata database's driver hands it back as text (SQLite's ``YYYY-MM-DD HH:MM:SS[.ffffff]``;
-    no zone means UTC), aware UTC, at the cost of one parse (a long history reads millions); not a date-time: the
-    driver's own ``ValueError``."""
+    """A timestamp as a database driver hands it back as text (SQLite's ``YYYY-MM-DD HH:MM:SS[.ffffff]``, no zone
+    means UTC), aware UTC; not a date-time: ``ValueError``."""
     try:
-        # Parsed with its zone rather than given one after: datetime.replace costs several times the parse.
+        # Parsed with its zone: datetime.replace after would cost several times the parse (histories read millions).
         return datetime.fromisoformat(text + "+00:00")
     except ValueError:
         return datetime.fromisoformat(text).astimezone(_UTC)  # text with a zone of its own

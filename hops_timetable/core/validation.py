@@ -1,12 +1,8 @@
 """Checks of schedule arguments, shared by every entry point: each rule lives here and only here.
 
-Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built; each
-message names the argument as its caller knows it (``--max-catchup-runs``), shows the value (shortened) and says what
-would be valid. Every error the package raises derives from :class:`HopsTimetableError`. Pure: no Airflow import.
-
-Dates lie in ``0001-01-02 .. 9999-12-30T23:59:59`` UTC: the scheduler steps a microsecond around them, which must not
-overflow. The offset is at most ``MAX_OFFSET_SECONDS``: cron fires lie in 1970-2099, so a window moved by it keeps a
-four-digit year (a start date before 1970 is checked against the offset by :func:`check_window_start`).
+Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built; a message
+names the argument as its caller knows it, shows the value (shortened) and says what would be valid. Dates lie in
+``EARLIEST_DATE .. LATEST_DATE``, inside what datetime holds, so the scheduler's microsecond steps never overflow.
 """
 
 from __future__ import annotations
@@ -23,6 +19,7 @@ MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400  # the largest start_time_offset_
 IN_RANGE: Final = f"it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once converted to UTC"
 _REPR_LIMIT = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MILLIS: Final = tuple((limit - _EPOCH) // timedelta(milliseconds=1) for limit in (EARLIEST_DATE, LATEST_DATE))
 
 
 class HopsTimetableError(Exception):
@@ -30,7 +27,7 @@ class HopsTimetableError(Exception):
 
 
 class ArgumentError(HopsTimetableError, ValueError):
-    """An argument the caller must fix. ``name`` and ``value`` are the argument as given."""
+    """An argument the caller must fix, ``name`` and ``value`` as given."""
 
     def __init__(self, name: str, value: object, message: str) -> None:
         self.name = name
@@ -39,11 +36,11 @@ class ArgumentError(HopsTimetableError, ValueError):
 
 
 class ArgumentTypeError(ArgumentError, TypeError):
-    """An argument of the wrong type (also a ``TypeError``, as Python's own type errors are)."""
+    """An argument of the wrong type (also a ``TypeError``)."""
 
 
 def short_repr(value: object, limit: int = _REPR_LIMIT) -> str:
-    """``repr`` capped at *limit* characters, so a huge hostile value cannot flood a message; never raises."""
+    """``repr`` capped at *limit* characters, so a hostile value cannot flood a message; never raises."""
     try:
         text = repr(value)
     except Exception:  # an int too long to print, a structure too deep, a broken __repr__
@@ -54,21 +51,20 @@ def short_repr(value: object, limit: int = _REPR_LIMIT) -> str:
 
 
 def wrong_type(name: str, value: object, valid: str) -> ArgumentTypeError:
-    """The error for *value* of the wrong type; *valid* says what is expected."""
     return ArgumentTypeError(
         name, value, f"{name}={short_repr(value)} is invalid: {valid} (got {type(value).__name__})"
     )
 
 
 def _whole(name: str, value: object, valid: str) -> int:
-    """*value* as an int, refusing bools and every non-int (floats included: ``3.3e10`` is not a count)."""
+    """*value* as an int, refusing bools and floats (``3.3e10`` is not a count)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise wrong_type(name, value, valid)
     return value
 
 
 def check_offset(name: str, value: object) -> int | None:
-    """A start-time offset: ``None`` or whole seconds in ``0 .. MAX_OFFSET_SECONDS``."""
+    """``None`` or whole seconds in ``0 .. MAX_OFFSET_SECONDS`` (so a window moved by it keeps a four-digit year)."""
     if value is None:
         return None
     valid = f"expected None or a whole number of seconds from 0 to {MAX_OFFSET_SECONDS:,} (100 years)"
@@ -92,7 +88,6 @@ def check_offset(name: str, value: object) -> int | None:
 
 
 def check_catchup_runs(name: str, value: object) -> int | None:
-    """A catch-up bound: ``None`` (unbounded) or a whole number >= 1."""
     if value is None:
         return None
     runs = _whole(name, value, "expected a whole number >= 1, or None for no bound")
@@ -107,7 +102,6 @@ def check_catchup_runs(name: str, value: object) -> int | None:
 
 
 def check_max_active_runs(name: str, value: object) -> int:
-    """Airflow's ``max_active_runs``: a whole number >= 1."""
     valid = "expected a whole number >= 1"
     if (runs := _whole(name, value, valid)) < 1:
         raise ArgumentError(name, value, f"{name}={short_repr(runs)} is invalid: {valid}")
@@ -115,15 +109,13 @@ def check_max_active_runs(name: str, value: object) -> int:
 
 
 def check_bool(name: str, value: object) -> bool:
-    """A flag: exactly ``True`` or ``False`` (not 0/1, not a string)."""
     if not isinstance(value, bool):
         raise wrong_type(name, value, "expected True or False")
     return value
 
 
 def check_utc_datetime(name: str, value: object) -> datetime | None:
-    """A date: ``None`` or an aware datetime in ``EARLIEST_DATE .. LATEST_DATE``, returned in UTC (naive is refused:
-    schedules are in UTC and a naive value is a likely mistake)."""
+    """``None`` or an aware datetime in ``EARLIEST_DATE .. LATEST_DATE``, in UTC (naive is a likely mistake)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
@@ -150,7 +142,6 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
 
 
 def check_end_after_start(start_name: str, start: datetime | None, end_name: str, end: datetime | None) -> None:
-    """An end, when both are given, must lie after the start: the end is exclusive."""
     if start is not None and end is not None and end <= start:
         raise ArgumentError(
             end_name,
@@ -161,8 +152,7 @@ def check_end_after_start(start_name: str, start: datetime | None, end_name: str
 
 
 def check_window_start(start_name: str, start: datetime | None, offset_name: str, offset: int | None) -> None:
-    """The first HOPS window, clamped to the start, begins at ``start - offset``: not before ``EARLIEST_WINDOW``
-    (``HOPS_*`` values keep a four-digit year; before the year 1 every task's arithmetic would overflow)."""
+    """The first HOPS window, ``start - offset``, begins from ``EARLIEST_WINDOW`` on (four-digit years)."""
     if start is None or not offset:
         return
     shift = timedelta(seconds=offset)
@@ -177,23 +167,15 @@ def check_window_start(start_name: str, start: datetime | None, offset_name: str
 
 
 def check_epoch_millis(name: str, value: object) -> datetime | None:
-    """Epoch milliseconds, as Hopsworks' REST API writes dates (an int or an integral float such as ``1.7e12``;
-    ``None`` gives ``None``), as an aware UTC datetime keeping the milliseconds."""
+    """Epoch milliseconds as Hopsworks' REST API writes dates (also an integral float such as ``1.7e12``), in UTC."""
     if value is None:
         return None
-    valid = (
-        f"expected epoch milliseconds (a whole number from {_millis(EARLIEST_DATE)} to {_millis(LATEST_DATE)}), "
-        "as the REST API returns"
-    )
+    valid = f"expected epoch milliseconds (a whole number from {_MILLIS[0]} to {_MILLIS[1]}), as the REST API returns"
     given = value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentTypeError(name, given, f"{name}={short_repr(given)} is invalid: {valid}")
-    if not _millis(EARLIEST_DATE) <= value <= _millis(LATEST_DATE):
+    if not _MILLIS[0] <= value <= _MILLIS[1]:
         raise ArgumentError(name, given, f"{name}={short_repr(given)} is out of range: {valid}")
     return check_utc_datetime(name, _EPOCH + timedelta(milliseconds=value))
-
-
-def _millis(value: datetime) -> int:
-    return (value - _EPOCH) // timedelta(milliseconds=1)
