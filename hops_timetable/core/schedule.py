@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
 
@@ -18,13 +18,12 @@ from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.cron import QuartzCron, parse_shared
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import (
+    EARLIEST_WINDOW,
     ArgumentError,
     ArgumentTypeError,
     check_catchup_runs,
-    check_end_after_start,
     check_offset,
     check_utc_datetime,
-    check_window_start,
     short_repr,
     wrong_type,
 )
@@ -107,11 +106,24 @@ class Schedule:
         start, end, offset, catchup = (
             names.get(a, a) for a in ("start_time", "end_time", "start_time_offset_seconds", "catchup")
         )
-        bound = values["catchup"] is not None
-        schedule = cls(**{**values, "catchup": bool(values["catchup"])}, bound=bound)
-        check_end_after_start(start, schedule.start, end, schedule.end)
-        check_window_start(start, schedule.start, offset, schedule.offset)
-        if not bound and (schedule.start is not None or schedule.end is not None):
+        schedule = cls(**{**values, "catchup": bool(values["catchup"])}, bound=values["catchup"] is not None)
+        first, last, shift = schedule.start, schedule.end, timedelta(seconds=schedule.offset or 0)
+        if first is not None and last is not None and last <= first:
+            raise ArgumentError(
+                end,
+                last,
+                f"{end}={last.isoformat()} is not after {start}={first.isoformat()}; "
+                f"the schedule could never fire ({end} is exclusive)",
+            )
+        if first is not None and shift and first - EARLIEST_WINDOW < shift:  # HOPS_* values keep four-digit years
+            raise ArgumentError(
+                start,
+                first,
+                f"{start}={first.isoformat()} with {offset}={schedule.offset} would start the first HOPS window "
+                f"before {EARLIEST_WINDOW.isoformat()}; give a {start} from {(EARLIEST_WINDOW + shift).isoformat()} "
+                "on, or a smaller offset",
+            )
+        if not schedule.bound and (first is not None or last is not None):
             raise ArgumentError(
                 catchup,
                 None,

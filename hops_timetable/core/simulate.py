@@ -91,7 +91,14 @@ class _Builder:
     def emit(
         self, why: Decision, first: datetime, last: datetime, at: datetime | None = None, event: str | None = None
     ) -> None:
-        self.rows.append(FireRow(why, first, last, self.cron.count_between(first, last), at, event))
+        row = FireRow(why, first, last, self.cron.count_between(first, last), at, event)
+        top = self.rows[-1] if self.rows else None
+        # Runs created in one catch-up stay one row each, as the scheduler makes them.
+        apart = at is not None and why is Decision.CREATED
+        if top is None or apart or (top.decision, top.created_at, top.event) != (why, at, event):
+            self.rows.append(row)
+        else:
+            self.rows[-1] = replace(top, last=last, count=top.count + row.count)
 
     def classify_range(self, after: datetime, upto: datetime, eligible: Decision, event: str | None = None) -> None:
         """Rows for every fire in ``(after, upto]``: ineligible ones as the policy says, eligible ones *eligible*."""
@@ -153,7 +160,7 @@ def simulate(
             out.classify_range(decided, until, Decision.NOT_YET_DUE, event=down.label)
             break
         look, label = down.end, down.label
-    return _merge_rows(out.rows)
+    return out.rows
 
 
 def _catch_up(
@@ -183,20 +190,6 @@ def _catch_up(
     # Fires after the newest created one that are not eligible (after end) still need their row.
     out.classify_range(created[-1], now, Decision.DROPPED_BOUND, event=event)
     return created[-1], now
-
-
-def _merge_rows(rows: list[FireRow]) -> list[FireRow]:
-    merged: list[FireRow] = []
-    for row in rows:
-        if merged:
-            top = merged[-1]
-            same = (top.decision, top.created_at, top.event) == (row.decision, row.created_at, row.event)
-            # Runs created in one catch-up stay one row each, as the scheduler makes them.
-            if same and not (row.decision is Decision.CREATED and row.created_at is not None):
-                merged[-1] = replace(top, last=row.last, count=top.count + row.count)
-                continue
-        merged.append(row)
-    return merged
 
 
 def _fires(row: FireRow, cron: QuartzCron) -> Iterator[datetime]:

@@ -141,31 +141,6 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
     return result
 
 
-def check_end_after_start(start_name: str, start: datetime | None, end_name: str, end: datetime | None) -> None:
-    if start is not None and end is not None and end <= start:
-        raise ArgumentError(
-            end_name,
-            end,
-            f"{end_name}={end.isoformat()} is not after {start_name}={start.isoformat()}; "
-            f"the schedule could never fire ({end_name} is exclusive)",
-        )
-
-
-def check_window_start(start_name: str, start: datetime | None, offset_name: str, offset: int | None) -> None:
-    """The first HOPS window, ``start - offset``, begins from ``EARLIEST_WINDOW`` on (four-digit years)."""
-    if start is None or not offset:
-        return
-    shift = timedelta(seconds=offset)
-    if start - EARLIEST_WINDOW < shift:
-        raise ArgumentError(
-            start_name,
-            start,
-            f"{start_name}={start.isoformat()} with {offset_name}={offset} would start the first HOPS window before "
-            f"{EARLIEST_WINDOW.isoformat()}; give a {start_name} from {(EARLIEST_WINDOW + shift).isoformat()} on, "
-            "or a smaller offset",
-        )
-
-
 def check_epoch_millis(name: str, value: object) -> datetime | None:
     """Epoch milliseconds as Hopsworks' REST API writes dates (also an integral float such as ``1.7e12``), in UTC."""
     if value is None:
