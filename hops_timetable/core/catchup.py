@@ -183,15 +183,13 @@ class CatchupPolicy:
         """The scheduled run (as a backfill makes it) of *logical_date*, if any."""
         return self.range_run(logical_date, logical_date, None)
 
-    def check_can_run(self, now: datetime | None = None, names: Mapping[str, str] | None = None) -> None:
+    def check_can_run(self, now: datetime | None, names: Mapping[str, str]) -> None:
         """Raise :class:`ArgumentError` naming the setting (as *names* maps it) when this schedule can never run; with
         *now*, also one without a start and no fire after *now* (with a fire before it)."""
-        given = names or {}
         cron_name, start_name, end_name, skip_name = (
-            given.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
+            names.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
         )
-        cron = self.cron
-        source = cron.source
+        cron, source = self.cron, self.cron.source
         if cron.next_after(EARLIEST_DATE) is None:
             raise ArgumentError(
                 cron_name,

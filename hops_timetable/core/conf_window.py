@@ -205,17 +205,15 @@ END_PARAM = "hops_window_end_time"
 _AIRFLOW_3_0_FORM_VALUE = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z):00\+00:00", re.ASCII)
 
 
-def _form_value(value: object) -> object:
-    if isinstance(value, str) and (match := _AIRFLOW_3_0_FORM_VALUE.fullmatch(value)):
-        return match.group(1)
-    return value
-
-
 def conf_with_form_window(conf: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """*conf* with the form's window fields as ``conf["hops_window"]`` (an explicit one wins; both empty: unchanged;
     one empty: missing, so that the validation names it)."""
     if not isinstance(conf, Mapping) or CONF_KEY in conf:
         return conf
-    fields = (("start_time", _form_value(conf.get(START_PARAM))), ("end_time", _form_value(conf.get(END_PARAM))))
-    window = {key: value for key, value in fields if value not in (None, "")}
+    window: dict[str, object] = {}
+    for key, param in (("start_time", START_PARAM), ("end_time", END_PARAM)):
+        if isinstance(value := conf.get(param), str) and (match := _AIRFLOW_3_0_FORM_VALUE.fullmatch(value)):
+            value = match.group(1)
+        if value not in (None, ""):
+            window[key] = value
     return {**conf, CONF_KEY: window} if window else conf

@@ -29,9 +29,7 @@ from hops_timetable.core.validation import (
 )
 from hops_timetable.core.window import HopsWindow, as_utc, format_hops_time, hops_window
 
-SERIALIZATION_VERSION: Final = 2
-"""Bumped whenever :meth:`Schedule.payload` changes shape; older payloads keep loading (2 added ``start_time``,
-``end_time`` and ``catchup``)."""
+SERIALIZATION_VERSION: Final = 2  # bumped when the payload changes shape; 2 added start_time, end_time, catchup
 
 
 def _check_catchup(name: str, value: object) -> bool | None:
@@ -54,25 +52,13 @@ class Schedule:
     :meth:`from_json`) validates; one made directly from its fields is trusted as valid."""
 
     cron: QuartzCron = _setting("cron_expression", None, "The cron expression, in UTC.", "cron", dataclasses.MISSING)
-    offset: int | None = _setting(
-        "start_time_offset_seconds",
-        check_offset,
-        "Seconds by which the HOPS window is moved earlier (``None``: not at all).",
-    )
+    offset: int | None = _setting("start_time_offset_seconds", check_offset, "Seconds the HOPS window moves earlier.")
     end_offset: int | None = _setting("end_time_offset_seconds", check_offset, "Accepted and ignored, as in Hopsworks.")
-    max_catchup_runs: int | None = _setting(
-        "max_catchup_runs",
-        check_catchup_runs,
-        "The most runs made for the fires missed during an outage (``None``: no bound).",
-    )
+    max_catchup_runs: int | None = _setting("max_catchup_runs", check_catchup_runs, "The most runs after an outage.")
     skip_to: datetime | None = _setting("skip_to_date", check_utc_datetime, "Fires before this are never run.", "time")
-    start: datetime | None = _setting(
-        "start_time", check_utc_datetime, "The DAG's start date; fires at or before it never run.", "time"
-    )
+    start: datetime | None = _setting("start_time", check_utc_datetime, "The DAG's (exclusive) start date.", "time")
     end: datetime | None = _setting("end_time", check_utc_datetime, "The DAG's (exclusive) end date.", "time")
-    catchup: bool = _setting(
-        "catchup", _check_catchup, "The DAG's catchup, when the schedule holds the DAG's restriction.", default=False
-    )
+    catchup: bool = _setting("catchup", _check_catchup, "The DAG's catchup, when bound to it.", default=False)
     bound: bool = False
     """Built with ``catchup`` given: ``start``, ``end`` and ``catchup`` are the DAG's (else ``None``)."""
 
