@@ -148,7 +148,6 @@ def simulate(
         last, decided = _catch_up(out, catchup, last, decided, look, label)
         up_to = until if down is None else min(until, down.start - TICK)
         if up_to > decided:
-            # Up and unpaused: every eligible fire becomes a run the moment it fires.
             out.classify_range(decided, up_to, Decision.CREATED)
             made = policy.newest_eligible_at_or_before(up_to)
             if made is not None and made > decided:

@@ -1,10 +1,8 @@
 """The one grammar of date-time text: every date-time the package reads from text is read here.
 
-``strict=True`` is for what another user may write into a run (``conf["hops_window"]``, the tab's form): exactly
-``YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]`` in ASCII, from the year 1000 on. Lenient (the default) is for the
-DAG author, the command line and stored payloads: Python's ISO-8601, a lowercase ``z``, surrounding spaces. Both read
-a missing offset as UTC, return aware UTC, refuse texts longer than :data:`MAX_TEXT` and instants outside
-``EARLIEST_DATE .. LATEST_DATE``, and raise :class:`TimeTextError` only.
+``strict=True`` (what another user may write into a run: a conf window, the tab's form) reads exactly :data:`EXPECTED`
+in ASCII, from the year 1000 on; lenient (the DAG author, the command line, payloads) reads Python's ISO-8601 too.
+Both read no offset as UTC, return aware UTC within ``EARLIEST_DATE .. LATEST_DATE``, raise only :class:`TimeTextError`.
 """
 
 from __future__ import annotations
