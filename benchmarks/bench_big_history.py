@@ -50,6 +50,7 @@ PAGE_MS_GOAL = 300
 RSS_GROWTH_MB_GOAL = 150
 AUDIT_SECONDS_GOAL = 60
 AUDIT_MB_GOAL = 300
+WARMED_AFTER_S = 20  # how long after a start the api-server is first asked, in the case that waits
 
 DAG_FILE = textwrap.dedent(
     """
@@ -323,6 +324,12 @@ def measure(n: int, postgres: str | None, audit_max: int, keep: Path | None = No
         # (11 runs added and one marked failed since it was written).
         ms = _timed_get(client, paths["tab JSON, newest page"])
         case = "tab JSON, first view after a restart (the runs taken up)"
+        out.append(Point(database, n, case, ms, "ms", goal, ms < PAGE_MS_GOAL))
+    with _api_server(env, port) as proc, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=3600) as client:
+        # A user's first view a little after a start: the api-server took the snapshots up as it started.
+        time.sleep(WARMED_AFTER_S)
+        ms = _timed_get(client, paths["tab JSON, newest page"])
+        case = f"tab JSON, first view {WARMED_AFTER_S} s after a restart"
         out.append(Point(database, n, case, ms, "ms", goal, ms < PAGE_MS_GOAL))
     if keep is None:
         shutil.rmtree(home, ignore_errors=True)

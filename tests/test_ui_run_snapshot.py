@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -165,6 +167,47 @@ def test_snapshots_switched_off_or_not_writable_leave_the_tab_working(
         monkeypatch.undo()
         config.settings.cache_clear()
     assert restarted() == ["off", "blocked"]
+
+
+def test_an_api_server_starting_takes_up_the_snapshots_of_the_dags_viewed_last(
+    session: Any, restarted: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi import HTTPException
+    from fastapi.testclient import TestClient
+
+    from hops_timetable.ui import app as tab_app
+
+    runs = [scheduled(h) for h in range(1, 30)]
+    dag_ids = ("first", "second", "third", "gone")
+    for written, dag_id in enumerate(dag_ids, start=1):
+        _insert(session, dag_id, runs)
+        tab_runs.dag_runs(session, dag_id, SETTINGS)
+        path = run_snapshot._path(dag_id)
+        assert path is not None
+        os.utime(path, (written * 1000, written * 1000))
+    restarted()
+
+    def load(session: Any, dag_id: str) -> tuple[Schedule, bool]:
+        if dag_id == "gone":
+            raise HTTPException(404, "no longer scheduled with HopsworksTimetable")
+        return SETTINGS, False
+
+    monkeypatch.setattr(tab_app, "_load", load)
+    monkeypatch.setattr(tab_app._compat, "dag_pause_flags", lambda session: [(d, False) for d in ("never", *dag_ids)])
+    monkeypatch.setenv("AIRFLOW__HOPS_TIMETABLE__TAB_KEPT_DAGS", "3")
+    config.settings.cache_clear()
+    try:
+        with TestClient(tab_app.app):  # its lifespan: the api-server starting
+            for thread in threading.enumerate():
+                if thread.name == "hops-tab-warm-up":
+                    thread.join(60)
+        # The three written last, the oldest first; the one no longer the timetable's skipped.
+        assert list(tab_runs._KEPT) == ["second", "third"]
+        _pages_read_as_the_whole_history(session, "third", runs, 29)
+    finally:
+        monkeypatch.undo()
+        config.settings.cache_clear()
+    assert restarted() == list(dag_ids)  # each history read once, by the views before the start
 
 
 def test_the_snapshot_is_written_again_after_every_thousand_new_runs(session: Any, restarted: Any) -> None:

@@ -8,10 +8,13 @@ nothing about the DAG. Nothing here writes a run.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import logging
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from pathlib import Path as PathLib
 from typing import TYPE_CHECKING, Annotated, Any
@@ -34,8 +37,8 @@ from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.window import as_utc
 from hops_timetable.timetable import HopsworksTimetable
+from hops_timetable.ui import run_snapshot, window_form
 from hops_timetable.ui import runs as tab_runs
-from hops_timetable.ui import window_form
 from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_data, dag_page, settings_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
@@ -47,7 +50,19 @@ URL_PREFIX = "/hops"
 STATIC = PathLib(__file__).with_name("static")
 BUNDLE = STATIC / "hopsworks-tab.js"
 
-app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None)
+_log = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
+    # Airflow enters a plugin app's lifespan as its api-server starts: the snapshots are taken up then, in the
+    # background, so that the first views after a start answer as views shown again do.
+    if config.settings().tab_snapshots:
+        threading.Thread(target=_warm_up, name="hops-tab-warm-up", daemon=True).start()
+    yield
+
+
+app = FastAPI(title="Hopsworks schedules", docs_url=None, redoc_url=None, openapi_url=None, lifespan=_lifespan)
 # The bundle holds no data: the UI loads it before any request of the tab, like Airflow's own scripts.
 app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -152,6 +167,18 @@ def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool 
     count = config.settings().tab_upcoming_windows
     nxt = upcoming_windows(policy, settings.catchup, settings.offset, runs.newest_scheduled, now, count)
     return settings, paused, built, nxt
+
+
+def _warm_up() -> None:
+    """Take up the snapshots of the DAGs viewed last (``tab_kept_dags`` of them) and work out their newest page."""
+    try:
+        with contextlib.contextmanager(_compat.metadata_session)() as session:
+            dag_ids = [dag_id for dag_id, _ in _compat.dag_pause_flags(session)]
+            for dag_id in reversed(run_snapshot.newest_first(dag_ids, config.settings().tab_kept_dags)):
+                with contextlib.suppress(HTTPException):  # no longer a DAG of the timetable
+                    _coverage(session, dag_id, 0)
+    except Exception:  # a cache filled ahead of the views: the views work without it
+        _log.warning("Could not take up the tab's snapshots as the api-server started", exc_info=True)
 
 
 UserDep = Annotated[Any, Depends(_user)]

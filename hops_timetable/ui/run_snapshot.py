@@ -100,6 +100,13 @@ def write(settings: Schedule, snapshot: Snapshot) -> None:
         _log.warning("Could not write the tab's snapshot of DAG %r's runs to %s: %s", snapshot.dag_id, path, exc)
 
 
+def newest_first(dag_ids: list[str], limit: int) -> list[str]:
+    """Those of *dag_ids* with a snapshot on disk, the *limit* written last, the newest first."""
+    paths = [(dag_id, _path(dag_id)) for dag_id in dag_ids]
+    written = [(path.stat().st_mtime, dag_id) for dag_id, path in paths if path is not None and path.exists()]
+    return [dag_id for _, dag_id in sorted(written, reverse=True)[:limit]]
+
+
 def _schedule(settings: Schedule) -> Any:
     """The schedule's stored form as JSON reads it back (a snapshot of other settings folded other runs)."""
     return json.loads(json.dumps(settings.payload()))
