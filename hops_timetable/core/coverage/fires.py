@@ -1,8 +1,5 @@
-"""What a DAG's runs say about any one of its fires: its decision, its window, whether a run processed it.
-
-:class:`Rules` is the one place a fire's decision and coverage are made; :func:`~.detail.coverage` asks it fire by
-fire, :func:`~.history.history` stretch by stretch. Pure: no Airflow import.
-"""
+"""What a DAG's runs say about any one of its fires: :class:`Rules` is the one place a fire's decision and coverage
+are made, asked fire by fire by :func:`~.detail.coverage` and stretch by stretch by :func:`~.history.history`."""
 
 from __future__ import annotations
 
@@ -12,16 +9,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property, lru_cache
+from itertools import pairwise
+from operator import itemgetter
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
-from hops_timetable.core.coverage.runs import DONE_STATES, IN_FLIGHT_STATES, RunRecord, best_state, run_window
-from hops_timetable.core.coverage.spans import Span, inside, merge_spans, overlaps_and_duplicates
+from hops_timetable.core.coverage.runs import (
+    DONE_STATES,
+    IN_FLIGHT_STATES,
+    PROCESSED_STATES,
+    RunRecord,
+    best_state,
+    run_window,
+)
+from hops_timetable.core.coverage.spans import Span, inside, merge_spans
 from hops_timetable.core.decision import BY_DESIGN, Decision
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window
-
-__all__ = ["FireCoverage", "Rules", "Tally"]
 
 
 @dataclass(frozen=True)
@@ -41,16 +45,12 @@ class FireCoverage:
     def status(self) -> str:
         """``ran``, ``running``, ``failed`` for a fire with a run (its best state), else the decision's text."""
         if self.decision is Decision.CREATED:
-            if self.state in DONE_STATES:
-                return "ran"
-            if self.state in IN_FLIGHT_STATES:
-                return "running"
-            return self.state or "created"
+            state = self.state or "created"
+            return "ran" if state in DONE_STATES else "running" if state in IN_FLIGHT_STATES else state
         return str(self.decision.value)
 
     @property
     def by_design(self) -> bool:
-        """The schedule itself left this fire without a run (its bounds, skip_to_date or catch-up rule)."""
         return self.decision in BY_DESIGN
 
     @property
@@ -90,16 +90,16 @@ class Rules:
         self.block_spans = [b.span(offset_seconds) for b in self.blocks]
         self.processed = merge_spans(
             [(r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None]
-            + [span for b, span in zip(self.blocks, self.block_spans, strict=True) if _processed(b.state)]
+            + [span for b, span in zip(self.blocks, self.block_spans, strict=True) if b.state in PROCESSED_STATES]
         )
         self.processed_starts = [lo for lo, _ in self.processed]
-        scheduled = sorted(
+        # Fires with a scheduled run kept whole, and when the first of them was queued.
+        self.scheduled = sorted(
             (fire, min((r.queued_at for r in rs if r.queued_at is not None), default=None))
             for fire, rs in self.by_fire.items()
             if any(r.run_type == "scheduled" for r in rs)
         )
-        self.scheduled_fires = [fire for fire, _ in scheduled]
-        self.scheduled_queued = [queued for _, queued in scheduled]
+        self.scheduled_fires = [fire for fire, _ in self.scheduled]
         # Blocks of scheduled runs, by their first fire: a gap ends at a block's first fire or at a run kept whole.
         self.scheduled_blocks = [b for b in self.blocks if b.run_type == "scheduled"]
         self.scheduled_block_firsts = [b.first_fire for b in self.scheduled_blocks]
@@ -111,11 +111,9 @@ class Rules:
 
     @property
     def earliest_start(self) -> datetime | None:
-        """The oldest data interval start of a scheduled or backfill run (where a timeline without a start begins)."""
         return earliest_start(self.records, self.blocks)
 
     def block_at(self, fire: datetime) -> RunBlock | None:
-        """The block with a run at *fire*, if any."""
         index = bisect_right(self.block_firsts, fire) - 1
         return self.blocks[index] if index >= 0 and self.blocks[index].holds(fire) else None
 
@@ -133,22 +131,16 @@ class Rules:
 
     def _scheduled_after(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
         """The first fire after *fire* (which has no run) with a scheduled run, and when it was queued."""
-        found: list[tuple[datetime, datetime | None]] = []
         index = bisect_right(self.scheduled_fires, fire)
-        if index < len(self.scheduled_fires):
-            found.append((self.scheduled_fires[index], self.scheduled_queued[index]))
+        found = self.scheduled[index : index + 1]
         index = bisect_right(self.scheduled_block_firsts, fire)
-        if index < len(self.scheduled_blocks):
-            block = self.scheduled_blocks[index]
-            found.append((block.first_fire, block.first_queued))
-        return min(found, key=lambda item: item[0], default=None)
+        found += [(block.first_fire, block.first_queued) for block in self.scheduled_blocks[index : index + 1]]
+        return min(found, key=itemgetter(0), default=None)
 
     def scheduled_before(self, moment: datetime) -> tuple[datetime, datetime | None] | None:
         """The newest fire before *moment* with a scheduled run, kept whole or in a block, and when it was queued."""
-        found: list[tuple[datetime, datetime | None]] = []
         index = bisect_left(self.scheduled_fires, moment)
-        if index > 0:
-            found.append((self.scheduled_fires[index - 1], self.scheduled_queued[index - 1]))
+        found = self.scheduled[max(index - 1, 0) : index]
         index = bisect_left(self.scheduled_block_firsts, moment)
         if index > 0:
             block = self.scheduled_blocks[index - 1]
@@ -158,10 +150,10 @@ class Rules:
                 inner = self.policy.cron.prev_before(moment)
                 assert inner is not None  # the block's first fire lies before *moment*
                 found.append((inner, None))
-        return max(found, key=lambda item: item[0], default=None)
+        return max(found, key=itemgetter(0), default=None)
 
     def decide(self, fire: datetime, block: RunBlock | None = None) -> Decision:
-        """The decision of *fire*; see the module docstring. *block*: the block with a run at *fire*, if known."""
+        """The decision of *fire* (the table in docs/audit-and-ui.md); *block*: the block with a run at it, if known."""
         if fire in self.by_fire or (block or self.block_at(fire)) is not None:
             return Decision.CREATED
         why = self.policy.classify(fire)
@@ -223,21 +215,65 @@ class Rules:
         """The name of the block run that processed exactly *window* (``[start, end)``), if one did."""
         fire = window[1] + timedelta(seconds=self.offset or 0)
         block = self.block_at(fire)
-        if block is None or not _processed(block.state) or not self.policy.cron.matches(fire):
+        if block is None or block.state not in PROCESSED_STATES or not self.policy.cron.matches(fire):
             return None
         own = block.window(fire, self.policy, self.offset)
         return (block.run_id(fire, self.policy) or block.label) if (own.start, own.end) == window else None
 
     @cached_property
     def overlaps(self) -> tuple[list[Span], list[Span]]:
-        """The overlaps and duplicates of the processed windows."""
-        return overlaps_and_duplicates(
-            self.windows,
-            self.blocks,
-            self.block_spans,
-            self.block_window,
-            lambda block, lo, hi: _block_pieces(block, lo, hi, self.policy, self.offset),
-        )
+        """Stretches two or more processed windows cover, and identical windows of two or more runs.
+
+        A block's windows meet end to end, never each other: it counts as one window (its span), cut into its runs'
+        windows where another meets it, so an overlap reads as it does with the runs whole.
+        """
+        done = [(w.window.start, w.window.end, w.run.run_id) for w in self.windows if w.processed and w.window]
+        same: dict[tuple[datetime, datetime], list[str]] = defaultdict(list)
+        for start, end, run_id in done:
+            same[(start, end)].append(run_id)
+        duplicates = []
+        for (start, end), ids in sorted(same.items()):
+            named = self.block_window((start, end))  # a block run duplicating a run kept whole
+            ids = ids if named is None else [named, *ids]
+            if len(ids) > 1:
+                duplicates.append(Span(start, end, ("processed more than once",), tuple(ids)))
+        # Sweep over window edges, counting how many windows are open.
+        edges: list[tuple[datetime, int, str]] = []
+        for start, end, run_id in done:
+            edges += [(start, 1, run_id), (end, -1, run_id)]
+        by_label: dict[str, RunBlock] = {}
+        for block, (lo, hi) in zip(self.blocks, self.block_spans, strict=True):
+            if block.state in PROCESSED_STATES:
+                edges += [(lo, 1, block.label), (hi, -1, block.label)]
+                by_label[block.label] = block
+        edges.sort(key=lambda e: (e[0], e[1]))
+        open_ids: list[str] = []
+        overlaps: list[Span] = []
+        previous: datetime | None = None
+
+        def emit(lo: datetime, hi: datetime, names: list[str]) -> None:
+            ids = tuple(sorted(names))
+            if overlaps and overlaps[-1].end == lo and overlaps[-1].run_ids == ids:
+                overlaps[-1] = Span(overlaps[-1].start, hi, overlaps[-1].reasons, ids)
+            else:
+                overlaps.append(Span(lo, hi, ("covered by more than one run",), ids))
+
+        for at, step, run_id in edges:
+            if previous is not None and at > previous and len(open_ids) > 1:
+                # Blocks never meet each other's windows: at most one is open, cut into its runs' windows.
+                block_open = next((by_label[n] for n in open_ids if n in by_label), None)
+                if block_open is None:
+                    emit(previous, at, open_ids)
+                else:
+                    others = [n for n in open_ids if n != block_open.label]
+                    for lo, hi, name in _block_pieces(block_open, previous, at, self.policy, self.offset):
+                        emit(lo, hi, [*others, name])
+            if step > 0:
+                open_ids.append(run_id)
+            else:
+                open_ids.remove(run_id)
+            previous = at
+        return overlaps, duplicates
 
     def cuts(self) -> list[datetime]:
         """The instants where what :meth:`fire` says may change, as the ends of stretches ``(.., c]``.
@@ -257,17 +293,13 @@ class Rules:
         for block in self.blocks:
             cuts += [block.first_fire - TICK, block.last_fire]
         fires = sorted(self.by_fire)
-        first = 0
-        for index, fire in enumerate(fires):
-            following = fires[index + 1] if index + 1 < len(fires) else None
-            alike = (
-                following is not None
-                and best_state(self.by_fire[fire]) == best_state(self.by_fire[following])
-                and policy.cron.next_after(fire) == following
-            )
-            if not alike:
-                cuts += [fires[first] - TICK, fire]
-                first = index + 1
+        cuts += [fires[0] - TICK, fires[-1]] if fires else []
+        for fire, following in pairwise(fires):
+            if (
+                best_state(self.by_fire[fire]) != best_state(self.by_fire[following])
+                or policy.cron.next_after(fire) != following
+            ):
+                cuts += [fire, following - TICK]
         return sorted(set(cuts))
 
 
@@ -295,10 +327,6 @@ def _block_pieces(
         out.append((max(lo, window_start), min(hi, window_end), name))
         start, fire = fire, cron.next_after(fire)
     return tuple(out)
-
-
-def _processed(state: str) -> bool:
-    return state in DONE_STATES or state in IN_FLIGHT_STATES
 
 
 @dataclass(frozen=True)
@@ -333,18 +361,15 @@ class Tally:
         def listed(counts: Mapping[str, int]) -> str:
             return ", ".join(f"{n:,} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
-        expected = self.expected
         n_dropped = sum(self.dropped.values())
         design = f"{n_dropped:,} dropped by design ({listed(self.dropped)})" if n_dropped else "none dropped by design"
         twice = [f"{duplicates:,} window(s) processed more than once"] if duplicates else []
         twice += [f"{overlaps:,} overlap(s)"] if overlaps else []
-        upto = format_hops_time(now)
+        done = f"all {self.expected:,} expected window(s) up to {format_hops_time(now)} processed"
         if self.missing:
-            head = f"gaps found: {sum(self.missing.values()):,} of {expected:,} expected window(s) not processed "
-            return head + f"({listed(self.missing)}); " + "; ".join([f"{gaps:,} gap(s)", *twice, design])
+            head = f"gaps found: {sum(self.missing.values()):,} of {self.expected:,} expected window(s) not processed"
+            return "; ".join([f"{head} ({listed(self.missing)})", f"{gaps:,} gap(s)", *twice, design])
         if twice:
-            return f"overlaps found: all {expected:,} expected window(s) up to {upto} processed; " + "; ".join(
-                [*twice, design]
-            )
+            return "; ".join([f"overlaps found: {done}", *twice, design])
         tail = f" ({self.pending:,} fire(s) due a moment ago, run not created yet)" if self.pending else ""
-        return f"complete: all {expected:,} expected window(s) up to {upto} processed{tail}; {design}"
+        return f"complete: {done}{tail}; {design}"

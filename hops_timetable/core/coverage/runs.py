@@ -18,19 +18,9 @@ from hops_timetable.core.conf_window import HopsWindowError, RunWindowError, con
 from hops_timetable.core.simulate import scheduled_runs
 from hops_timetable.core.window import HopsWindow, hops_window
 
-__all__ = [
-    "DONE_STATES",
-    "IN_FLIGHT_STATES",
-    "RunRecord",
-    "RunWindow",
-    "best_state",
-    "run_window",
-    "upcoming_windows",
-]
-
-
 DONE_STATES = frozenset({"success"})
 IN_FLIGHT_STATES = frozenset({"queued", "running"})
+PROCESSED_STATES = DONE_STATES | IN_FLIGHT_STATES  # a run in these states counts its window as processed
 
 
 @dataclass(frozen=True)
@@ -61,8 +51,7 @@ class RunWindow:
 
     @property
     def processed(self) -> bool:
-        """The window counts as processed: the run succeeded or is in flight."""
-        return self.window is not None and (self.run.state in DONE_STATES or self.run.state in IN_FLIGHT_STATES)
+        return self.window is not None and self.run.state in PROCESSED_STATES
 
 
 def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy | None = None) -> RunWindow:
