@@ -1,5 +1,5 @@
 """Where two readings of a DAG's runs start to differ: what :func:`~.history.history` keeps of a history worked out
-before when only the newest runs changed or the clock moved on. Pure: no Airflow import."""
+before when only the newest runs changed or the clock moved on."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from datetime import datetime, timedelta
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage.fires import Rules
 from hops_timetable.core.window import TICK, as_utc
-
-__all__ = ["unchanged_before"]
 
 
 def unchanged_before(old: Rules, new: Rules) -> datetime | None:
@@ -51,7 +49,5 @@ def unchanged_before(old: Rules, new: Rules) -> datetime | None:
 
 
 def _first_difference(old: Sequence[object], new: Sequence[object]) -> int:
-    for index, (a, b) in enumerate(zip(old, new, strict=False)):
-        if a is not b and a != b:
-            return index
-    return min(len(old), len(new))
+    pairs = enumerate(zip(old, new, strict=False))
+    return next((index for index, (a, b) in pairs if a is not b and a != b), min(len(old), len(new)))

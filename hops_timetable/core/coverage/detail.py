@@ -1,7 +1,4 @@
-"""The coverage fire by fire: every fire of a stretch of time (a page) with its decision, window and runs.
-
-Pure: no Airflow import.
-"""
+"""The coverage fire by fire: every fire of a stretch of time (a page) with its decision, window and runs."""
 
 from __future__ import annotations
 
@@ -9,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from operator import attrgetter
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
@@ -19,15 +17,13 @@ from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["DUE_GRACE", "Coverage", "coverage", "coverage_of", "page_of_fires", "span_of_fires", "timeline_begin"]
-
 DUE_GRACE = timedelta(minutes=1)
 """How long after its fire a fire without a run is only ``pending``: the scheduler creates runs a moment after."""
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """The coverage of one DAG at *now*; see the module docstring. ``truncated``: older fires were left out."""
+    """The coverage of one DAG at *now*; see the package docstring. ``truncated``: older fires were left out."""
 
     now: datetime
     begin: datetime | None
@@ -55,7 +51,6 @@ class Coverage:
 
     @property
     def counts(self) -> dict[str, int]:
-        """Fires by status."""
         return self.tally.counts
 
     def verdict(self) -> str:
@@ -122,12 +117,10 @@ def coverage(
 ) -> Coverage:
     """The coverage at *now* of a DAG scheduled by *policy* (with *catchup* and the HOPS offset) that has *runs*.
 
-    The timeline begins at the policy's start (or, without one, at the data interval start of the oldest scheduled
-    run) or at *since* if that is later, and ends at *now* or at *until* if that is earlier (a page of the
-    history: decisions, coverage and gaps are those of the whole history, cut to it); when more than *max_fires*
-    fires lie in it, only the newest are kept and ``truncated`` is set. A fire that became due less than
-    *due_grace* before *now* and has no run yet is ``pending``: listed, but neither a gap nor counted, since the
-    scheduler creates runs a moment after their fire. Raises ``ValueError`` for ``max_fires < 1``.
+    The timeline runs from :func:`timeline_begin` to *now*, or to *until* if earlier (a page: decisions, coverage
+    and gaps are those of the whole history, cut to it); past *max_fires* fires only the newest are kept and
+    ``truncated`` is set. A fire due less than *due_grace* before *now* without a run yet is ``pending``: listed,
+    neither a gap nor counted. Raises :class:`ArgumentError` for ``max_fires < 1``.
     """
     rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
     return coverage_of(rules, since, until, max_fires)
@@ -145,9 +138,10 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
         upto = now if until is None else min(now, as_utc(until))
         fires, truncated = _fires(policy, begin, upto, max_fires)
     result = [rules.fire(fire) for fire in fires]
-    windows = [(f.window.start, f.window.end, f.status, f.run_ids) for f in result]
-    gaps = gaps_in([w for f, w in zip(result, windows, strict=True) if f.expected], rules.processed)
-    dropped = gaps_in([w for f, w in zip(result, windows, strict=True) if f.by_design], rules.processed)
+    gaps, dropped = (
+        gaps_in([(f.window.start, f.window.end, f.status, f.run_ids) for f in result if want(f)], rules.processed)
+        for want in (attrgetter("expected"), attrgetter("by_design"))
+    )
     overlaps, duplicates = rules.overlaps
     return Coverage(now, begin, result, rules.windows, gaps, overlaps, duplicates, truncated, dropped)
 
@@ -182,13 +176,13 @@ def page_of_fires(
     total = policy.cron.count_between(first, newest)
     pages = max(1, -(-total // size))
     number = min(max(page, 0), pages - 1)
+    oldest, newer = (_nth_before(policy, newest, n) for n in (min((number + 1) * size, total) - 1, number * size))
+    assert oldest is not None and newer is not None  # both within the total
+    return number, pages, oldest, newer
 
-    def nth(n: int) -> datetime:
-        found = newest if n == 0 else policy.cron.nth_before(newest, n)
-        assert found is not None
-        return found
 
-    return number, pages, nth(min((number + 1) * size, total) - 1), nth(number * size)
+def _nth_before(policy: CatchupPolicy, fire: datetime, n: int) -> datetime | None:
+    return fire if n == 0 else policy.cron.nth_before(fire, n)
 
 
 def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
@@ -197,11 +191,8 @@ def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> t
     if span is None:
         return [], False
     first, newest = span
-    oldest = newest if cap == 1 else policy.cron.nth_before(newest, cap - 1)
-    truncated = oldest is not None and oldest > first
-    fire: datetime | None = oldest if truncated else first
-    out: list[datetime] = []
-    while fire is not None and fire <= newest:
+    oldest = _nth_before(policy, newest, cap - 1)
+    out = [oldest if oldest is not None and oldest > first else first]
+    while (fire := policy.cron.next_after(out[-1])) is not None and fire <= newest:
         out.append(fire)
-        fire = policy.cron.next_after(fire)
-    return out, truncated
+    return out, out[0] > first

@@ -15,15 +15,8 @@ from operator import itemgetter
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
-from hops_timetable.core.coverage.runs import (
-    DONE_STATES,
-    IN_FLIGHT_STATES,
-    PROCESSED_STATES,
-    RunRecord,
-    best_state,
-    run_window,
-)
-from hops_timetable.core.coverage.spans import Span, inside, merge_spans
+from hops_timetable.core.coverage.runs import DONE_STATES, PROCESSED_STATES, RunRecord, best_state, run_window
+from hops_timetable.core.coverage.spans import Span, merge_spans
 from hops_timetable.core.decision import BY_DESIGN, Decision
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window
 
@@ -46,7 +39,7 @@ class FireCoverage:
         """``ran``, ``running``, ``failed`` for a fire with a run (its best state), else the decision's text."""
         if self.decision is Decision.CREATED:
             state = self.state or "created"
-            return "ran" if state in DONE_STATES else "running" if state in IN_FLIGHT_STATES else state
+            return "ran" if state in DONE_STATES else "running" if state in PROCESSED_STATES else state
         return str(self.decision.value)
 
     @property
@@ -165,9 +158,8 @@ class Rules:
             if following not in self._gap_decisions:
                 # The bound explains the gap if the policy picks exactly the run after it when Airflow asked: as it
                 # queued that run (3.2 on) or as it created the run before (3.0, 3.1: one catch-up run per loop).
-                before = self.scheduled_before(fire)
-                previous = None if before is None else before[0]
-                asked = [moment for moment in (queued, None if before is None else before[1]) if moment is not None]
+                previous, queued_before = self.scheduled_before(fire) or (None, None)
+                asked = [moment for moment in (queued, queued_before) if moment is not None]
                 explained = any(
                     (picked := self.policy.next_run(previous, moment, catchup=self.catchup)) is not None
                     and picked.fire == following
@@ -192,14 +184,14 @@ class Rules:
         own = self.by_fire.get(fire, [])
         run_ids = tuple(r.run_id for r in own)
         state = best_state(own) if own else None
-        if block is not None:
-            # A run of a block: its state, and its id where the block kept it.
+        if block is not None:  # a run of a block: its state, and its id where the block kept it
             block_id = block.run_id(fire, self.policy)
-            if own:
-                state = best_state([*own, RunRecord(block_id or "", block.run_type, block.state, fire)])
-            else:
-                state = block.state
+            state = (
+                best_state([*own, RunRecord(block_id or "", block.run_type, block.state, fire)]) if own else block.state
+            )
             run_ids += (block_id,) if block_id else ()
+        # Covered: inside the one processed span starting at or before the window (they are disjoint and sorted).
+        span = bisect_right(self.processed_starts, window.start) - 1
         return FireCoverage(
             fire=fire,
             decision=decision,
@@ -207,7 +199,7 @@ class Rules:
             window=window,
             run_ids=run_ids,
             state=state,
-            covered=inside(self.processed, self.processed_starts, window.start, window.end),
+            covered=span >= 0 and window.end <= self.processed[span][1],
             pending=decision is Decision.DUE and fire > self.grace_limit,
         )
 
@@ -308,8 +300,7 @@ def _block_pieces(
     block: RunBlock, lo: datetime, hi: datetime, policy: CatchupPolicy, offset: int | None
 ) -> tuple[tuple[datetime, datetime, str], ...]:
     """The windows of *block*'s runs within ``[lo, hi)`` (inside its span), each cut to it, with the run's name."""
-    # Cached: every page works out the overlaps of the whole history (stepping a block's runs cost most of a page at
-    # 10^6 runs).
+    # Cached: every page works out the overlaps of the whole history (stepping blocks cost most of a page at 10^6 runs).
     shift = timedelta(seconds=offset or 0)
     cron = policy.cron
     fire: datetime | None = max(block.first_fire, cron.next_after(lo + shift) or block.first_fire)

@@ -1,11 +1,7 @@
-"""Stretches of HOPS time: merging windows, what a set of windows leaves uncovered, what two of them cover twice.
-
-Every span is half-open, ``[start, end)``. Pure: no Airflow import.
-"""
+"""Stretches of HOPS time, each half-open (``[start, end)``): merging them, and what a set of them leaves uncovered."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,25 +38,19 @@ def merge_spans(spans: Iterable[tuple[datetime, datetime]]) -> list[tuple[dateti
     return merged
 
 
-def inside(merged: Sequence[tuple[datetime, datetime]], starts: Sequence[datetime], lo: datetime, hi: datetime) -> bool:
-    """Whether ``[lo, hi)`` lies inside one of the disjoint, sorted *merged* spans (*starts*: their starts)."""
-    # Only the last span starting at or before lo can hold it: the spans are disjoint and sorted.
-    index = bisect_right(starts, lo) - 1
-    return index >= 0 and hi <= merged[index][1]
-
-
-def uncovered(
-    wanted: Sequence[tuple[datetime, datetime]], processed: Sequence[tuple[datetime, datetime]]
-) -> list[tuple[datetime, datetime]]:
-    """The parts of the merged spans *wanted* that no merged span of *processed* covers; both sorted and disjoint."""
+def gaps_in(
+    windows: Sequence[tuple[datetime, datetime, str, tuple[str, ...]]], processed: Sequence[tuple[datetime, datetime]]
+) -> list[Span]:
+    """The parts of *windows* (start, end, reason, run ids) no span of *processed* (merged) covers, each with the
+    reasons and runs of the windows it meets. The windows follow fires: their starts and ends both grow, and so do
+    the holes, so one pass finds the holes and another the windows each meets."""
     holes: list[tuple[datetime, datetime]] = []
     index = 0
-    for lo, hi in wanted:
-        # Processed spans ending at or before lo cannot touch this or any later wanted span.
+    for lo, hi in merge_spans((start, end) for start, end, _, _ in windows):
+        # Processed spans ending at or before lo cannot touch this or any later window.
         while index < len(processed) and processed[index][1] <= lo:
             index += 1
-        cursor = lo
-        scan = index
+        cursor, scan = lo, index
         while scan < len(processed) and processed[scan][0] < hi:
             plo, phi = processed[scan]
             if plo > cursor:
@@ -69,18 +59,9 @@ def uncovered(
             scan += 1
         if cursor < hi:
             holes.append((cursor, hi))
-    return holes
-
-
-def gaps_in(
-    windows: Sequence[tuple[datetime, datetime, str, tuple[str, ...]]], processed: Sequence[tuple[datetime, datetime]]
-) -> list[Span]:
-    """The parts of *windows* (start, end, reason, run ids) no merged span of *processed* covers, each with the
-    reasons and runs of the windows it meets. The windows follow fires: their starts and ends both grow, and so do
-    the holes, so one pass finds the windows each hole meets."""
     out = []
     first = 0
-    for lo, hi in uncovered(merge_spans((start, end) for start, end, _, _ in windows), processed):
+    for lo, hi in holes:
         while first < len(windows) and windows[first][1] <= lo:
             first += 1
         index = first
