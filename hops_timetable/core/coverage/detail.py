@@ -129,14 +129,17 @@ def coverage(
 def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, max_fires: int) -> Coverage:
     if max_fires < 1:
         raise ArgumentError("max_fires", max_fires, f"max_fires={max_fires} is invalid: it must be >= 1")
-    policy = rules.policy
-    now = rules.now
+    policy, now = rules.policy, rules.now
     begin = timeline_begin(policy, rules.earliest_start, since)
+    upto = now if until is None else min(now, as_utc(until))
+    span = None if begin is None else span_of_fires(policy, begin, upto)
     fires: list[datetime] = []
-    truncated = False
-    if begin is not None:
-        upto = now if until is None else min(now, as_utc(until))
-        fires, truncated = _fires(policy, begin, upto, max_fires)
+    if span is not None:  # the newest max_fires fires of the span, stepped
+        oldest = _nth_before(policy, span[1], max_fires - 1)
+        fires = [oldest if oldest is not None and oldest > span[0] else span[0]]
+        while (fire := policy.cron.next_after(fires[-1])) is not None and fire <= span[1]:
+            fires.append(fire)
+    truncated = span is not None and fires[0] > span[0]
     result = [rules.fire(fire) for fire in fires]
     gaps, dropped = (
         gaps_in([(f.window.start, f.window.end, f.status, f.run_ids) for f in result if want(f)], rules.processed)
@@ -183,16 +186,3 @@ def page_of_fires(
 
 def _nth_before(policy: CatchupPolicy, fire: datetime, n: int) -> datetime | None:
     return fire if n == 0 else policy.cron.nth_before(fire, n)
-
-
-def _fires(policy: CatchupPolicy, begin: datetime, now: datetime, cap: int) -> tuple[list[datetime], bool]:
-    """Fires in ``(begin, now]`` before the end, at most the newest *cap*."""
-    span = span_of_fires(policy, begin, now)
-    if span is None:
-        return [], False
-    first, newest = span
-    oldest = _nth_before(policy, newest, cap - 1)
-    out = [oldest if oldest is not None and oldest > first else first]
-    while (fire := policy.cron.next_after(out[-1])) is not None and fire <= newest:
-        out.append(fire)
-    return out, out[0] > first

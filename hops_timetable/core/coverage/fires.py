@@ -230,9 +230,7 @@ class Rules:
             if len(ids) > 1:
                 duplicates.append(Span(start, end, ("processed more than once",), tuple(ids)))
         # Sweep over window edges, counting how many windows are open.
-        edges: list[tuple[datetime, int, str]] = []
-        for start, end, run_id in done:
-            edges += [(start, 1, run_id), (end, -1, run_id)]
+        edges = [(at, step, run_id) for start, end, run_id in done for at, step in ((start, 1), (end, -1))]
         by_label: dict[str, RunBlock] = {}
         for block, (lo, hi) in zip(self.blocks, self.block_spans, strict=True):
             if block.state in PROCESSED_STATES:
@@ -280,10 +278,8 @@ class Rules:
         cuts: list[datetime] = [self.grace_limit]
         cuts += [t for t in (policy.start,) if t is not None]
         cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
-        for lo, hi in self.processed:
-            cuts += [lo + shift, hi + shift]
-        for block in self.blocks:
-            cuts += [block.first_fire - TICK, block.last_fire]
+        cuts += [edge + shift for span in self.processed for edge in span]
+        cuts += [t for block in self.blocks for t in (block.first_fire - TICK, block.last_fire)]
         fires = sorted(self.by_fire)
         cuts += [fires[0] - TICK, fires[-1]] if fires else []
         for fire, following in pairwise(fires):

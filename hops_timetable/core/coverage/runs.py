@@ -1,9 +1,5 @@
-"""Which HOPS window a DAG run processed: the runs as Airflow records them, and the windows of the runs to come.
-
-A run's window is the one its tasks see, by the operators' own rule
-(:func:`~hops_timetable.core.conf_window.resolve_run_window`): a window in ``conf["hops_window"]``, else the
-scheduler's window for scheduled and backfill runs, else none. Pure: no Airflow import.
-"""
+"""Which HOPS window a DAG run processed (the one its tasks see, by the operators' own rule), and the windows of
+the runs to come."""
 
 from __future__ import annotations
 
