@@ -1,4 +1,4 @@
-"""cli/imported.py: the schedules of an export as DAGs to be, each with a dag_id of its own and its report."""
+"""cli/importer.py: the schedules of an export as DAGs to be, each with a dag_id of its own and its report."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from test_export_schedule import FULL, JAN_1_2026_MS
 
-from hops_timetable.cli import imported
-from hops_timetable.cli.imported import MAX_DAG_ID, import_schedules
+from hops_timetable.cli import importer as imported
+from hops_timetable.cli.importer import MAX_DAG_ID, import_schedules
 
 UTC = timezone.utc
 HOURLY = "0 0 * ? * * *"

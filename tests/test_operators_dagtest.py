@@ -317,7 +317,7 @@ def test_an_imported_dag_file_gives_its_job_the_window_and_the_legacy_argument(
     Hopsworks, ``-start_time <HOPS_LOGICAL_DATE>`` among its arguments (written explicitly: legacy_args)."""
     from test_export_schedule import FULL
 
-    from hops_timetable.cli.imported import import_schedules
+    from hops_timetable.cli.importer import import_schedules
 
     [result] = import_schedules({**FULL, "enabled": True}, "interval-start")
     source = result.dag_file()

@@ -16,6 +16,7 @@ from hops_timetable import __version__
 from hops_timetable.cli.errors import AuditError
 from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
 from hops_timetable.core.cron import CronSyntaxError
+from hops_timetable.core.export_schedule import OFFSET_MODELS
 from hops_timetable.core.validation import ArgumentError
 
 
@@ -106,7 +107,7 @@ def _parser() -> OneLineParser:
     p.add_argument("--force", action="store_true", help="overwrite DAG files that exist already")
     p.add_argument(
         "--offset-model",
-        choices=("interval-start", "fire"),
+        choices=OFFSET_MODELS,
         help="how to read a negative startTimeOffsetSeconds: relative to the interval start or to the fire",
     )
     p.set_defaults(func=_lazy("importer", "cmd_import"))

@@ -12,24 +12,12 @@ import keyword
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from hops_timetable.core.validation import short_repr
 
-
-class GeneratedDag(Protocol):
-    """What a DAG file is generated from."""
-
-    @property
-    def dag_id(self) -> str: ...
-
-    @property
-    def kwargs(self) -> Mapping[str, object]: ...
-
-    @property
-    def paused(self) -> bool: ...
-
-    def docstring(self) -> str: ...
+if TYPE_CHECKING:
+    from hops_timetable.cli.importer import ImportedSchedule
 
 
 def function_name(dag_id: str) -> str:
@@ -46,7 +34,7 @@ def call_source(kwargs: Mapping[str, object]) -> str:
     return "\n".join([*lines, ")"])
 
 
-def dag_file(schedule: GeneratedDag) -> str:
+def dag_file(schedule: ImportedSchedule) -> str:
     """A ready DAG file scheduling *schedule*, checked by :func:`verify_dag_file`."""
     func = function_name(schedule.dag_id)
     call = call_source(schedule.kwargs).replace("\n", "\n    ")
@@ -111,7 +99,7 @@ _TEMPLATE_NAMES = frozenset(
 )
 
 
-def verify_dag_file(source: str, schedule: GeneratedDag) -> None:
+def verify_dag_file(source: str, schedule: ImportedSchedule) -> None:
     """Raise ``AssertionError`` unless *source* is the DAG file of *schedule* and nothing else: its docstring, dag_id
     and ``hops_schedule`` arguments the schedule's, every other string and name the template's (a name pasted into
     code would add statements, names or strings)."""
