@@ -38,8 +38,7 @@ Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]  #
 
 @dataclass(frozen=True)
 class Windows:
-    """One side over ``[start, end)``: its schedule versions and what ran (``runs``, for a test to inspect);
-    ``outages``, declared, are replayed on both sides."""
+    """One side over ``[start, end)``: its schedule versions and what ran; ``outages`` are replayed on both sides."""
 
     side: str
     start: datetime
@@ -67,14 +66,12 @@ def _side(
     if isinstance(schedule, (str, os.PathLike)):
         from hops_timetable.cli.parity import read_schedule  # read as ``hops-timetable parity`` reads its inputs
 
-        versions: tuple[ScheduleVersion, ...] = tuple(read_schedule("schedule", os.fspath(schedule), offset_model)[0])
-    elif schedule is None:
-        versions = ()
-    elif isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule):
-        versions = tuple(schedule)
-    else:
-        versions = tuple(load_schedule_versions(schedule, "schedule", offset_model))
-    return start, end, versions, events
+        return start, end, tuple(read_schedule("schedule", os.fspath(schedule), offset_model)[0]), events
+    if schedule is None or (
+        isinstance(schedule, (list, tuple)) and schedule and all(isinstance(v, ScheduleVersion) for v in schedule)
+    ):
+        return start, end, tuple(schedule or ()), events
+    return start, end, tuple(load_schedule_versions(schedule, "schedule", offset_model)), events
 
 
 def hopsworks_windows(
@@ -102,7 +99,7 @@ def hopsworks_windows(
     if outcome.report is None:
         raise AssertionError(outcome.reading.explain() if outcome.reading else "no reading")
     runs = tuple(r for r in outcome.hopsworks_runs if r.fire is None or start <= r.fire < end)
-    return replace(side, runs=runs, meaning=None if outcome.reading is None else outcome.reading.meaning)
+    return replace(side, runs=runs, meaning=outcome.reading.meaning if outcome.reading else None)
 
 
 def schedule_windows(
@@ -128,8 +125,8 @@ def dag_file_windows(
     """The schedule of DAG *dag_id* in *dag_file* (read as Airflow's dag-processor reads it) replayed."""
     from hops_timetable.cli.dagfile import settings_from_dag_file
 
-    settings = settings_from_dag_file(os.fspath(dag_file), dag_id)
-    return schedule_windows([ScheduleVersion(None, settings)], between=between, outages=outages)
+    version = ScheduleVersion(None, settings_from_dag_file(os.fspath(dag_file), dag_id))
+    return schedule_windows([version], between=between, outages=outages)
 
 
 def airflow_windows(
@@ -152,7 +149,6 @@ def airflow_windows(
 def _run(
     hopsworks: Windows, airflow: Windows | None, accepted: Mapping[tuple[datetime, str], str] | None = None
 ) -> Outcome:
-    events = [*hopsworks.outages, *(airflow.outages if airflow is not None else ())]
     return parity(
         hopsworks.versions,
         hopsworks.start,
@@ -161,7 +157,7 @@ def _run(
         ledger=hopsworks.ledger,
         airflow_versions=None if airflow is None else airflow.versions,
         airflow_runs=list(airflow.runs) if airflow is not None and airflow.live else None,
-        outages=events,
+        outages=[*hopsworks.outages, *(airflow.outages if airflow is not None else ())],
         meaning=hopsworks.meaning,
         accepted=accepted,
         incomplete_note=hopsworks.note,
@@ -172,9 +168,9 @@ def compare_windows(
     hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
 ) -> Report:
     """The fire-by-fire report over Hopsworks' range, as ``parity`` makes it."""
-    outcome = _run(hopsworks, airflow, accepted)
-    assert outcome.report is not None  # hopsworks_windows refused an undecidable meaning already
-    return outcome.report
+    report = _run(hopsworks, airflow, accepted).report
+    assert report is not None  # hopsworks_windows refused an undecidable meaning already
+    return report
 
 
 def _message(report: Report) -> str:

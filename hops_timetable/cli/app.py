@@ -22,14 +22,7 @@ from hops_timetable.core.validation import ArgumentError
 
 def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
     """Command *name* of ``hops_timetable.cli.<module>``, imported when it runs."""
-
-    def run(args: argparse.Namespace) -> int:
-        command: Callable[[argparse.Namespace], int] = getattr(
-            importlib.import_module(f"hops_timetable.cli.{module}"), name
-        )
-        return command(args)
-
-    return run
+    return lambda args: getattr(importlib.import_module(f"hops_timetable.cli.{module}"), name)(args)
 
 
 class _CommandParser(OneLineParser):
@@ -76,7 +69,7 @@ def _parser() -> OneLineParser:
     p = sub.add_parser("explain", parents=[common], help="what a cron expression means, field by field, and lints")
     p.add_argument("expression", help=expression)
     p.add_argument("--now", help="the present moment for 'never fires again' (default: the real clock)")
-    p.set_defaults(func=_lazy("explain", "cmd_explain"))
+    p.set_defaults(func=_lazy("next", "cmd_explain"))
 
     p = sub.add_parser(
         "preview",

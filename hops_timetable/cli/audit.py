@@ -7,6 +7,7 @@ refused before anything is written; the output stays bounded whatever the histor
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,33 +43,29 @@ class Audited:
     planned: int = 0  # runs the repair would create, counted before the plan is made
 
     def as_json(self, dry_run: bool) -> dict[str, Any]:
-        hist = self.history
-        data = replace(self.coverage, runs=_near_runs(self.coverage)).as_json()
-        missing = sum(s.count for s in hist.stretches if s.sample.expected and not s.sample.covered)
-        dropped = sum(s.count for s in hist.stretches if s.sample.by_design and not s.sample.covered)
+        hist, cov = self.history, self.coverage
+        data = replace(cov, runs=_near_runs(cov)).as_json()
+        samples = [(s.count, s.sample) for s in hist.stretches]
         data.update(
-            {
-                "complete": hist.complete,
-                "ok": hist.ok,
-                "verdict": hist.verdict(),
-                "counts": hist.counts(),
-                "expected_windows": sum(s.count for s in hist.stretches if s.sample.expected),
-                "missing_windows": missing,
-                "dropped_by_design": dropped,
-                "fires_total": hist.fires,
-                "truncated": len(self.coverage.fires) < hist.fires,
-                "gaps": [g.as_json() for g in hist.gaps[-JSON_SPANS:]],
-                "gaps_total": len(hist.gaps),
-                "dropped": [d.as_json() for d in hist.dropped[-JSON_SPANS:]],
-                "dropped_total": len(hist.dropped),
-                "duplicates": data["duplicates"][-JSON_SPANS:],
-                "duplicates_total": len(data["duplicates"]),
-                "overlaps": data["overlaps"][-JSON_SPANS:],
-                "overlaps_total": len(data["overlaps"]),
-                "history": [st.as_json() for st in hist.stretches[-JSON_SPANS:]],
-                "history_total": len(hist.stretches),
-            }
+            complete=hist.complete,
+            ok=hist.ok,
+            verdict=hist.verdict(),
+            counts=hist.counts(),
+            expected_windows=sum(n for n, f in samples if f.expected),
+            missing_windows=sum(n for n, f in samples if f.expected and not f.covered),
+            dropped_by_design=sum(n for n, f in samples if f.by_design and not f.covered),
+            fires_total=hist.fires,
+            truncated=len(cov.fires) < hist.fires,
         )
+        spans: dict[str, Sequence[Any]] = {
+            "gaps": hist.gaps,
+            "dropped": hist.dropped,
+            "duplicates": cov.duplicates,
+            "overlaps": cov.overlaps,
+            "history": hist.stretches,
+        }
+        for name, items in spans.items():  # the newest JSON_SPANS of each, and how many there are
+            data |= {name: [item.as_json() for item in items[-JSON_SPANS:]], f"{name}_total": len(items)}
         return {
             "dag_id": self.settings.dag_id,
             **data,
