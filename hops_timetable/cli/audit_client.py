@@ -149,9 +149,8 @@ class Client:
                     raise
                 yield from self.rest_pages(dag_id, max_runs=max_runs)
                 return
-            where = f"GET {path}?after={after}"
-            batch = page.get("dag_runs") if isinstance(page, dict) else None
-            following = page.get("next") if isinstance(page, dict) else None
+            where, fields = f"GET {path}?after={after}", page if isinstance(page, dict) else {}
+            batch, following = fields.get("dag_runs"), fields.get("next")
             if not isinstance(batch, list):
                 raise AuditError(f"{where}: the answer has dag_runs={short_repr(batch)}, expected a list of runs")
             read += len(batch)
@@ -174,14 +173,12 @@ class Client:
         ``offset``) or count beyond *max_runs* are an error, so the loop always ends."""
         path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
         seen: set[str] = set()
-        offset = 0
-        pages = 0
+        offset = pages = 0
         while True:
             page = self.request("GET", path, params={"limit": _PAGE, "offset": offset, "order_by": "run_after"})
             pages += 1
-            where = f"GET {path}?offset={offset}"
-            total = page.get("total_entries") if isinstance(page, dict) else None
-            batch = page.get("dag_runs") if isinstance(page, dict) else None
+            where, fields = f"GET {path}?offset={offset}", page if isinstance(page, dict) else {}
+            total, batch = fields.get("total_entries"), fields.get("dag_runs")
             if isinstance(total, bool) or not isinstance(total, int) or total < 0:
                 raise AuditError(
                     f"{where}: the answer has total_entries={short_repr(total)}, expected a count of runs; without it "

@@ -29,6 +29,7 @@ HOPS = "HopsworksTimetable"
 DATA_INTERVAL = "CronDataIntervalTimetable"
 TRIGGER = "CronTriggerTimetable"
 NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
+Runs = list[tuple[datetime, datetime, datetime]]  # (fire, data interval start, end) of each run
 
 # Hopsworks' engine has no fires after 2099; asking Airflow's for runs beyond it only costs time (a sparse cron
 # such as Feb 29 takes croniter long searches) and every such row would read "no run in Hopsworks".
@@ -41,7 +42,6 @@ class Row:
 
     fire: datetime
     intervals: dict[str, tuple[datetime, datetime] | None]
-    hops_env: dict[str, str] | None = None
     reasons: list[str] = field(default_factory=list)
 
 
@@ -64,7 +64,9 @@ class Comparison:
                 {
                     "fire": format_hops_time(r.fire),
                     "intervals": {name: interval(r.intervals[name]) for name in NAMES},
-                    "hops_window": r.hops_env,
+                    "hops_window": None
+                    if (h := r.intervals[HOPS]) is None
+                    else hops_window(*h, self.settings.offset).as_env(),
                     "differs": bool(r.reasons),
                     "reasons": r.reasons,
                 }
@@ -149,7 +151,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     limits: list[str] = []
     with frozen_builtin_clock(now) if freeze_clock else nullcontext():
         for name, timetable in builtins.items():
-            found: list[tuple[datetime, datetime, datetime]] = []
+            found: Runs = []
             info = None
             while len(found) < n:
                 try:
@@ -169,13 +171,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     return comparison
 
 
-def _align(
-    settings: Schedule,
-    now: datetime,
-    frozen: bool,
-    runs: dict[str, list[tuple[datetime, datetime, datetime]]],
-    n: int,
-) -> Comparison:
+def _align(settings: Schedule, now: datetime, frozen: bool, runs: dict[str, Runs], n: int) -> Comparison:
     # Past the last fire of a timetable that was cut off at n runs, a missing run means "not asked", not "none".
     horizon = min((r[-1][0] for r in runs.values() if len(r) >= n), default=None)
     by_fire: dict[datetime, dict[str, tuple[datetime, datetime] | None]] = {}
@@ -190,10 +186,8 @@ def _align(
         intervals = by_fire[fire]
         row = Row(fire=fire, intervals=intervals)
         hops = intervals[HOPS]
-        if hops is not None:
-            row.hops_env = hops_window(hops[0], hops[1], settings.offset).as_env()
-            if settings.offset:
-                row.reasons.append(_offset_reason(settings.offset))
+        if hops is not None and settings.offset:
+            row.reasons.append(_offset_reason(settings.offset))
         present = {name for name, value in intervals.items() if value is not None}
         if len(present) < len(NAMES):
             missing = ", ".join(_short_name(nm) for nm in NAMES if nm not in present)

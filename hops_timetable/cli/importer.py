@@ -104,23 +104,20 @@ def import_schedules(data: object, offset_model: str | None = None) -> list[Impo
             )
         )
     taken = {r.dag_id.lower() for r in results}
-    seen: dict[str, ImportedSchedule] = {}
+    first: dict[str, ImportedSchedule] = {}
     next_suffix: dict[str, int] = {}
     for result in results:
-        key = result.dag_id.lower()
-        if key not in seen:
-            seen[key] = result
+        key, wanted = result.dag_id.lower(), result.dag_id
+        if first.setdefault(key, result) is result:
             continue
         n = next_suffix.get(key, 2)
-        while _suffixed(key, n) in taken:
+        while _suffixed(key, n) in taken:  # taken holds every input's id: a suffixed id is no later input's key
             n += 1
         next_suffix[key] = n + 1
-        wanted = result.dag_id
         result.dag_id = f"{wanted}_{n}"
         taken.add(result.dag_id.lower())
-        seen[result.dag_id.lower()] = result
         result.warnings.append(
-            f"dag_id {wanted!r} is already the DAG of {seen[key].label}; this schedule is DAG {result.dag_id!r}"
+            f"dag_id {wanted!r} is already the DAG of {first[key].label}; this schedule is DAG {result.dag_id!r}"
         )
     return results
 
