@@ -183,22 +183,14 @@ def cmd_import(args: argparse.Namespace) -> int:
             raise BadInput(f"{args.file!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
         source = args.file
     results = import_schedules(load_json(raw, source), args.offset_model)
-    written: list[str] = []
-    if args.output is not None:
-        written = write_dag_files(results, args.output, force=args.force)
+    written = [] if args.output is None else write_dag_files(results, args.output, force=args.force)
     payload = {"schedules": [r.as_json() for r in results], "written": written}
-
-    lines: list[str] = []
-    if not args.json:
-        for r in results:
-            report = r.text()
-            lines += [*report, ""] if report else []
-        lines += [f"wrote {w}" for w in written]
+    lines = [] if args.json else [line for r in results if not r.errors for line in [*r.text(), ""]]
+    lines += [f"wrote {w}" for w in written]
     if args.json or lines:  # nothing imported, nothing written: no blank line on stdout
         emit(args, payload, lambda: lines)
-    failed = [r for r in results if r.errors]
     # A refused schedule is reported on stderr only, once per error: a header on stdout would read as a DAG made.
-    for r in failed:
-        for err in r.errors:
-            print(f"{PROG}: error: {r.label}: {err}", file=sys.stderr)
-    return 2 if failed else 0
+    errors = [f"{PROG}: error: {r.label}: {err}" for r in results for err in r.errors]
+    for error in errors:
+        print(error, file=sys.stderr)
+    return 2 if errors else 0
