@@ -210,7 +210,6 @@ def assert_dag_matches_schedule(
     outages: Sequence[tuple[datetime, datetime]] = (),
     offset_model: str | None = None,
 ) -> Report:
-    """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes (both
-    replayed through *outages*)."""
+    """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes."""
     expected = schedule_windows(schedule, between=between, outages=outages, offset_model=offset_model)
     return assert_same_windows(expected, dag_file_windows(dag_file, dag_id, between=between, outages=outages))

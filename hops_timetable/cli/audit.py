@@ -16,7 +16,7 @@ from hops_timetable.cli.audit_repair import apply_step, check_backfills
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
-from hops_timetable.core.coverage import Blocks, Coverage, History, RunRecord, RunWindow, history
+from hops_timetable.core.coverage import Blocks, Coverage, History, RunWindow, history
 from hops_timetable.core.decision import Decision
 from hops_timetable.core.repair import RepairStep, plan_repair, repair_view, runs_in, to_repair
 from hops_timetable.core.validation import short_repr
@@ -32,10 +32,9 @@ SHOWN_PLAN = 10_000  # the most runs --repair --dry-run lists one by one; a larg
 
 @dataclass
 class Audited:
-    """One audited DAG: its settings and runs, what they say, and the repair planned (and carried out)."""
+    """One audited DAG: its settings, what its runs say, and the repair planned (and carried out)."""
 
     settings: Settings
-    runs: list[RunRecord]
     coverage: Coverage  # the newest --limit fires in detail
     history: History  # the whole history: the verdict, the spans and what to repair
     repair: list[RepairStep] = field(default_factory=list)
@@ -113,7 +112,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             blocks.add(page)
         runs, kept = blocks.finish()
         hist = history(policy, settings.schedule.catchup, settings.offset, runs, now, blocks=kept)
-        item = Audited(settings, runs, hist.coverage(max_fires=args.limit), hist)
+        item = Audited(settings, hist.coverage(max_fires=args.limit), hist)
         if args.repair:
             stretches = to_repair(hist, args.include_dropped)
             item.planned = sum(st.count for st in stretches)

@@ -74,8 +74,8 @@ class Client:
         password: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> Client:
-        """A client with the token given, or from logging in, or none (a 401 then says a login is needed); a
-        credential not given is read from its environment variable."""
+        """A client with the token given, or from logging in, or none; a credential not given is read from the
+        environment."""
         token = token or os.environ.get(TOKEN_ENV)
         username = username or os.environ.get(USERNAME_ENV)
         password = password or os.environ.get(PASSWORD_ENV)
@@ -168,9 +168,8 @@ class Client:
             after = following
 
     def rest_pages(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> Iterator[list[RunRecord]]:
-        """Every run of *dag_id* from Airflow's REST API, oldest first, a page at a time, each run once (runs added
-        while reading may shift a page). Pages that do not add up to ``total_entries``, repeat (a server ignoring
-        ``offset``) or count beyond *max_runs* are an error, so the loop always ends."""
+        """Every run of *dag_id* from Airflow's REST API by offset, oldest first, each run once (a run added while
+        reading shifts a page); pages that do not add up, repeat or exceed *max_runs* end the loop with an error."""
         path = f"/api/v2/dags/{quote(dag_id, safe='')}/dagRuns"
         seen: set[str] = set()
         offset = pages = 0

@@ -24,8 +24,7 @@ MAX_DAG_ID: Final = 200  # the longest dag_id made (Airflow allows 250): longer 
 
 @dataclass
 class ImportedSchedule:
-    """One schedule read from the input: the ``hops_schedule`` arguments and what did not carry over (``errors``:
-    no DAG file)."""
+    """One schedule read from the input: its ``hops_schedule`` arguments and what did not carry over."""
 
     index: int
     job_name: str | None
