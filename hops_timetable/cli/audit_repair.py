@@ -30,11 +30,7 @@ _T = TypeVar("_T")
 
 
 class _Unknown(AuditError):
-    """A write failed with a bare 5xx and Airflow shows it made nothing: it may be sent again (*error* if not)."""
-
-    def __init__(self, error: AuditError) -> None:
-        super().__init__(str(error), error.status)
-        self.error = error
+    """A write failed with a bare 5xx and Airflow shows it made nothing: it may be sent again."""
 
 
 def _unknown_outcome_retries(attempt: Callable[[], _T]) -> _T:
@@ -45,10 +41,7 @@ def _unknown_outcome_retries(attempt: Callable[[], _T]) -> _T:
         stop=stop_after_attempt(len(_UNKNOWN_OUTCOME_RETRIES) + 1),
         reraise=True,
     )
-    try:
-        return retrying(attempt)
-    except _Unknown as exc:
-        raise exc.error from None
+    return retrying(attempt)
 
 
 def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:
@@ -106,7 +99,7 @@ def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
         # unknown what was written: Airflow commits the backfill row before it creates the backfill's runs.
         made_id = _open_backfill(client, body)
         if made_id is None:
-            raise _Unknown(error)
+            raise _Unknown(str(error), error.status)
         taken = {r.logical_date for r in client.runs(dag_id)}
         rest = [manual_run(client, dag_id, fire) for fire in step.fires if fire.interval_start not in taken]
         return ", ".join([f"backfill {made_id}", *rest])
@@ -151,6 +144,6 @@ def manual_run(client: Client, dag_id: str, fire: FireCoverage) -> str:
         except AuditError as exc:
             if exc.status != 404:
                 raise
-        raise _Unknown(error)
+        raise _Unknown(str(error), error.status)
 
     return _unknown_outcome_retries(attempt)
