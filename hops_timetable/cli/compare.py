@@ -29,6 +29,7 @@ HOPS = "HopsworksTimetable"
 DATA_INTERVAL = "CronDataIntervalTimetable"
 TRIGGER = "CronTriggerTimetable"
 NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
+SHORT = {name: name.removesuffix("Timetable") for name in NAMES}  # the table's column heads
 Runs = list[tuple[datetime, datetime, datetime]]  # (fire, data interval start, end) of each run
 
 # Hopsworks' engine has no fires after 2099; asking Airflow's for runs beyond it only costs time (a sparse cron
@@ -91,7 +92,7 @@ class Comparison:
             ("!" if why else "", format_hops_time(r.fire), *(cell(r.fire, r.intervals[nm]) for nm in NAMES))
             for r, why in zip(self.rows, whys, strict=True)
         ]
-        table = render_table(["", "fire (run_after)", *(_short_name(name) for name in NAMES)], rows)
+        table = render_table(["", "fire (run_after)", *(SHORT[name] for name in NAMES)], rows)
         body = table[:2]
         for line, why in zip(table[2:], whys, strict=True):
             body += [line, *_wrap("; ".join(why), "     ", "     ")]
@@ -159,7 +160,7 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
                 except (OverflowError, ValueError) as error:
                     # croniter steps outside the years 1..9999 (a fire before a start in the year 1, or after 9999)
                     # and raises; Airflow's timetable has no more runs there, which the table shows as missing.
-                    limits.append(f"{_short_name(name)} stopped: Airflow's timetable raised {error!r}")
+                    limits.append(f"{SHORT[name]} stopped: Airflow's timetable raised {error!r}")
                     break
                 if info is None or info.data_interval is None or info.run_after > _HORIZON:
                     break
@@ -190,7 +191,7 @@ def _align(settings: Schedule, now: datetime, frozen: bool, runs: dict[str, Runs
             row.reasons.append(_offset_reason(settings.offset))
         present = {name for name, value in intervals.items() if value is not None}
         if len(present) < len(NAMES):
-            missing = ", ".join(_short_name(nm) for nm in NAMES if nm not in present)
+            missing = ", ".join(SHORT[nm] for nm in NAMES if nm not in present)
             if fire == first_hops and settings.start is not None and hops is not None and hops[0] == settings.start:
                 why = "first interval: Hopsworks clamps it to the start; Airflow aligns the start to a fire"
             elif not settings.catchup and fire <= now:
@@ -216,10 +217,6 @@ def _align(settings: Schedule, now: datetime, frozen: bool, runs: dict[str, Runs
 
 def _offset_reason(offset: int | None) -> str:
     return f"offset: the HOPS window is the interval moved {offset} s earlier"
-
-
-def _short_name(name: str) -> str:
-    return name.removesuffix("Timetable")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
