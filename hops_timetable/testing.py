@@ -175,18 +175,18 @@ def compare_windows(
 
 def _message(report: Report) -> str:
     """The verdict and each differing fire, with ``parity``'s detail."""
-    from hops_timetable.cli.parity_report import _detail, _row
+    from hops_timetable.cli.parity_report import detail
 
     lines = [report.verdict()]
     for row in report.rows:
         if row.counts_as_difference or row.status in ("in_flight", "not_compared"):
-            detail = _detail(_row(row))
+            why = detail(row)
             windows = " ".join(
                 f"{name} {format_hops_time(w.start)}..{format_hops_time(w.end)}"
                 for name, w in (("hopsworks", row.hopsworks), ("airflow", row.airflow))
                 if w is not None
             )
-            lines.append(f"  {format_hops_time(row.fire)} {row.status}: {windows}" + (f" ({detail})" if detail else ""))
+            lines.append(f"  {format_hops_time(row.fire)} {row.status}: {windows}" + (f" ({why})" if why else ""))
     lines += [f"  {side} run {run.run_id} not placed on a fire: {run.why}" for side, run in report.unplaced]
     return "\n".join(lines)
 
