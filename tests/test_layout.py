@@ -181,8 +181,8 @@ def test_no_module_is_over_400_lines() -> None:
 # core/cron: the syntax, the evaluator and the explanation apart
 
 CRON = f"{ROOT}.core.cron"
-CRON_SYNTAX = {f"{CRON}.{name}" for name in ("errors", "fields", "form", "reader", "quartz", "unix", "syntax")}
-CRON_EVALUATOR = {f"{CRON}.engine", f"{CRON}.days"}
+CRON_SYNTAX = {f"{CRON}.{name}" for name in ("errors", "form", "reader", "quartz", "unix", "syntax")}
+CRON_EVALUATOR = {f"{CRON}.engine"}
 
 
 def reached(module: str) -> set[str]:
@@ -209,7 +209,7 @@ def test_the_cron_syntax_builds_no_evaluator_and_no_explanation(module: str) -> 
 
 
 def test_the_cron_explanation_reads_the_parsed_form_only() -> None:
-    assert reached(f"{CRON}.explain") == {f"{CRON}.form", f"{CRON}.fields"}
+    assert reached(f"{CRON}.explain") == {f"{CRON}.form"}
 
 
 @pytest.mark.parametrize("module", sorted(CRON_EVALUATOR))

@@ -5,30 +5,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from hops_timetable.core.cron.fields import (
-    _DIGITS,
-    _DOM,
-    _DOW,
-    _FIELD_NAMES,
-    _HOUR,
-    _MIN,
-    _MON,
-    _ORDINALS,
-    _SEC,
-    _YEAR,
-    LAST_YEAR,
-    MIN_YEAR,
-    _value_word,
-)
+from hops_timetable.core.cron import form
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, ParsedCron, unhandled
 
 
 def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
     """(field name, token, English meaning) for each field of the Quartz form of the expression."""
     either = " (either day field may match)" if cron.dom is not None and cron.dow is not None else ""
+    unix = cron.dialect != "quartz"
     return [
-        (name, token, _field_meaning(f, items, cron.dialect != "quartz") + (either if f in (_DOM, _DOW) else ""))
-        for f, (name, token, items) in enumerate(zip(_FIELD_NAMES, cron.tokens, cron.items, strict=True))
+        (name, token, _field_meaning(f, items, unix) + (either if f in (form.DOM, form.DOW) else ""))
+        for f, (name, token, items) in enumerate(zip(form.FIELD_NAMES, cron.tokens, cron.items, strict=True))
     ]
 
 
@@ -36,16 +23,16 @@ def describe(cron: ParsedCron) -> str:
     """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
     unix = cron.dialect != "quartz"
     parts = [_describe_time(cron.seconds, cron.minutes, cron.hours, cron.items)]
-    dom_phrase = None if cron.dom is None else _dom_phrase(cron.items[_DOM])
-    dow_phrase = None if cron.dow is None else _dow_phrase(cron.items[_DOW], unix)
+    dom_phrase = None if cron.dom is None else _dom_phrase(cron.items[form.DOM])
+    dow_phrase = None if cron.dow is None else _dow_phrase(cron.items[form.DOW], unix)
     if dom_phrase and dow_phrase:
         parts.append(f"{dom_phrase} or {dow_phrase.removeprefix('only ')}")
     elif dom_phrase or dow_phrase:
         parts.append(dom_phrase or dow_phrase or "")
-    if cron.items[_MON] != (ALL,):
-        parts.append(_list_phrase(_MON, cron.items[_MON], unix, "only in ", "in "))
-    if cron.items[_YEAR] != (ALL,):
-        parts.append(_list_phrase(_YEAR, cron.items[_YEAR], unix, "in ", "in "))
+    if cron.items[form.MON] != (ALL,):
+        parts.append(_list_phrase(form.MON, cron.items[form.MON], unix, "only in ", "in "))
+    if cron.items[form.YEAR] != (ALL,):
+        parts.append(_list_phrase(form.YEAR, cron.items[form.YEAR], unix, "in ", "in "))
     text = ", ".join(parts)
     if cron.seconds != (0,):
         text += " (Hopsworks requires 0 in the seconds field)"
@@ -57,11 +44,11 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
     None when the expression never fires, ``next_fire`` its next fire from now."""
     out: list[str] = []
     if cron.seconds != (0,):
-        out.append(f"the seconds field is {cron.tokens[_SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
+        out.append(f"the seconds field is {cron.tokens[form.SEC]!r}, but Hopsworks' scheduler only accepts 0 there")
     if len(cron.seconds) > 1:
         out.append(f"fires {len(cron.seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
-    for f, span in ((_SEC, 60), (_MIN, 60), (_HOUR, 24), (_MON, 12)):
-        lo, unit = (1 if f == _MON else 0), _UNIT[f]
+    for f, span in ((form.SEC, 60), (form.MIN, 60), (form.HOUR, 24), (form.MON, 12)):
+        lo, unit = (1 if f == form.MON else 0), _UNIT[f]
         for item in cron.items[f]:
             step = item.step
             if item.kind is ItemKind.RANGE and span % step and item.value == lo and item.end == lo + span - 1:
@@ -75,13 +62,13 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
                 "day-of-month and day-of-week are both restricted: UNIX cron fires when either matches, "
                 "which Quartz (and so Hopsworks) cannot express"
             )
-        elif _DIGITS.search(cron.source.split()[4]):
+        elif form.DIGITS.search(cron.source.split()[4]):
             out.append(
                 "day-of-week numbers are read as UNIX cron (0 or 7 = SUN, 1 = MON); in Quartz 1 = SUN, "
                 f"so the Quartz spelling is {cron.expression!r}"
             )
     if last_fire is None:
-        out.append(f"never fires: no fire time in {MIN_YEAR}-{LAST_YEAR}")
+        out.append(f"never fires: no fire time in {form.MIN_YEAR}-{form.LAST_YEAR}")
     elif next_fire is None:
         out.append(f"never fires again: the last fire time was {last_fire}")
     return out
@@ -98,7 +85,7 @@ _UNIT = ("second", "minute", "hour", "day", "month", "day", "year")  # by field 
 
 def _item_phrase(field: int, item: Item, unix: bool) -> str:
     def w(v: int) -> str:
-        return _value_word(field, v, unix)
+        return form.value_word(field, v, unix)
 
     kind = item.kind
     if kind is ItemKind.VALUE:
@@ -122,7 +109,7 @@ def _item_phrase(field: int, item: Item, unix: bool) -> str:
     if kind is ItemKind.LAST_OF_WEEKDAY:
         return f"the last {w(item.value)}"
     if kind is ItemKind.NTH_WEEKDAY:
-        return f"the {_ORDINALS[item.nth - 1]} {w(item.value)}"
+        return f"the {form.ORDINALS[item.nth - 1]} {w(item.value)}"
     unhandled(kind)
 
 
@@ -139,7 +126,7 @@ def _dom_phrase(items: tuple[Item, ...]) -> str:
     item = items[0]
     kind = item.kind
     if len(items) == 1 and kind is ItemKind.LAST_DAY and item.value:
-        return _item_phrase(_DOM, item, False) + " of the month"
+        return _item_phrase(form.DOM, item, False) + " of the month"
     if len(items) == 1 and kind is ItemKind.VALUE:
         return f"on day {item.value} of the month"
     if len(items) == 1 and kind is ItemKind.RANGE and item.step > 1:
@@ -151,17 +138,17 @@ def _dom_phrase(items: tuple[Item, ...]) -> str:
     # The specials (5-field: L in a list) after the plain days, each named once.
     plain = [i for i in items if i.kind not in _DAY_SPECIALS]
     specials = dict.fromkeys(i for i in items if i.kind in _DAY_SPECIALS)
-    return "on " + _join([_item_phrase(_DOM, i, False) for i in [*plain, *specials]]) + " of the month"
+    return "on " + _join([_item_phrase(form.DOM, i, False) for i in [*plain, *specials]]) + " of the month"
 
 
 def _dow_phrase(items: tuple[Item, ...], unix: bool) -> str:
     item = items[0]
     kind = item.kind
     if all(i.kind in _DAY_SPECIALS for i in items):
-        return "on " + _join([_item_phrase(_DOW, i, unix) for i in dict.fromkeys(items)]) + " of the month"
+        return "on " + _join([_item_phrase(form.DOW, i, unix) for i in dict.fromkeys(items)]) + " of the month"
     if len(items) == 1 and (kind is ItemKind.WRAP or (kind is ItemKind.RANGE and item.step == 1)):
-        return _item_phrase(_DOW, item, unix)
-    return _list_phrase(_DOW, items, unix, "only on ", "on ")
+        return _item_phrase(form.DOW, item, unix)
+    return _list_phrase(form.DOW, items, unix, "only on ", "on ")
 
 
 def _every_step(values: tuple[int, ...], span: int) -> int | None:
@@ -181,7 +168,7 @@ def _describe_time(
         return "At " + _join([f"{h:02d}:{m:02d}:{s:02d}" for h in hours])
     sec_step = _every_step(seconds, 60)
     min_step = _every_step(minutes, 60)
-    hour_phrase = "" if all_hours else _hour_window(hours, items[_HOUR])
+    hour_phrase = "" if all_hours else _hour_window(hours, items[form.HOUR])
     if len(seconds) == 1:
         s = seconds[0]
         at_second = f", at second {s}" if s else ""
@@ -197,26 +184,26 @@ def _describe_time(
     if sec_step is not None and len(minutes) == 60:
         text = "Every second" if sec_step == 1 else f"Every {sec_step} seconds"
         return text + hour_phrase
-    sec = _list_phrase(_SEC, items[_SEC], False, "second ", "seconds ")
-    mins = _list_phrase(_MIN, items[_MIN], False, "minute ", "minutes ")
-    hrs = "every hour" if all_hours else _list_phrase(_HOUR, items[_HOUR], False, "hour ", "hours ")
+    sec = _list_phrase(form.SEC, items[form.SEC], False, "second ", "seconds ")
+    mins = _list_phrase(form.MIN, items[form.MIN], False, "minute ", "minutes ")
+    hrs = "every hour" if all_hours else _list_phrase(form.HOUR, items[form.HOUR], False, "hour ", "hours ")
     return f"At {sec}, {mins}, {hrs}"
 
 
 def _hour_window(hours: tuple[int, ...], items: tuple[Item, ...]) -> str:
     if hours == tuple(range(hours[0], hours[-1] + 1)):
         return f", from {hours[0]:02d}:00 through {hours[-1]:02d}:59"
-    return ", during hours " + _join([_item_phrase(_HOUR, i, False) for i in items])
+    return ", during hours " + _join([_item_phrase(form.HOUR, i, False) for i in items])
 
 
 def _field_meaning(field: int, items: tuple[Item, ...], unix: bool) -> str:
     if items == (ANY,):
         return "no specific value (the other day field decides)"
     if items == (ALL,):
-        return f"every {_UNIT[field]}" if field != _DOW else "every day of the week"
-    if field == _DOM:
+        return f"every {_UNIT[field]}" if field != form.DOW else "every day of the week"
+    if field == form.DOM:
         return _dom_phrase(items)
-    if field == _DOW:
+    if field == form.DOW:
         return _dow_phrase(items, unix)
-    single = f"{_UNIT[field]} " if field in (_SEC, _MIN, _HOUR) else ""
+    single = f"{_UNIT[field]} " if field in (form.SEC, form.MIN, form.HOUR) else ""
     return _list_phrase(field, items, unix, single, single.replace(" ", "s "))

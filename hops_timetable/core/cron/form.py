@@ -1,13 +1,75 @@
-"""The parsed form of a cron expression, typed and frozen: the evaluator reads its value sets and day rules, the
+"""The vocabulary the syntax, the evaluator and the explanation share (year range, field numbers, names, presets),
+and the parsed form of an expression, typed and frozen: the evaluator reads its value sets and day rules, the
 explanation its items."""
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
-from typing import NamedTuple, NoReturn
+from datetime import timezone
+from typing import Literal, NamedTuple, NoReturn
 
-from hops_timetable.core.cron.fields import Dialect, _py_weekday
+UTC = timezone.utc
+# The year field takes 1970-2099, as in Quartz and cron-utils. An expression without a year restriction fires
+# from 1970 until the end of Python's calendar.
+MIN_YEAR = 1970
+MAX_YEAR = 2099
+LAST_YEAR = 9999
+
+Dialect = Literal["quartz", "unix", "preset"]
+
+
+FIELD_NAMES = ("second", "minute", "hour", "day-of-month", "month", "day-of-week", "year")
+SEC, MIN, HOUR, DOM, MON, DOW, YEAR = range(7)
+
+_MONTH_WORDS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_DAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTH_NAMES = {word[:3].upper(): i + 1 for i, word in enumerate(_MONTH_WORDS)}
+QUARTZ_DOW_NAMES = {name: i + 1 for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
+UNIX_DOW_NAMES = {name: i - 1 for name, i in QUARTZ_DOW_NAMES.items()}
+ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+PRESETS = {
+    "@hourly": "0 * * * *",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@weekly": "0 0 * * 0",
+    "@monthly": "0 0 1 * *",
+    "@quarterly": "0 0 1 */3 *",
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+}
+
+DIGITS = re.compile(r"[0-9]+", re.ASCII)
+# Quartz splits fields on spaces and tabs only; so does this engine, in every dialect.
+TOKEN = re.compile(r"[^ \t]+")
+
+
+def py_weekday(value: int, unix: bool) -> int:
+    # Quartz numbers SUN=1..SAT=7, UNIX SUN=0 (or 7)..SAT=6; Python numbers MON=0..SUN=6.
+    return (value + 6) % 7 if unix else (value + 5) % 7
+
+
+def value_word(field: int, v: int, unix: bool) -> str:
+    if field == MON:
+        return _MONTH_WORDS[v - 1]
+    if field == DOW:
+        return _DAY_WORDS[py_weekday(v, unix)]
+    return str(v)
 
 
 class ItemKind(enum.Enum):
@@ -67,8 +129,8 @@ class WeekDays:
     @classmethod
     def of_terms(cls, items: list[Item], unix: bool) -> WeekDays:
         """The rule of day-of-week items that are all n#k or last-weekday terms."""
-        nth = frozenset((_py_weekday(i.value, unix), i.nth) for i in items if i.kind is ItemKind.NTH_WEEKDAY)
-        last = frozenset(_py_weekday(i.value, unix) for i in items if i.kind is ItemKind.LAST_OF_WEEKDAY)
+        nth = frozenset((py_weekday(i.value, unix), i.nth) for i in items if i.kind is ItemKind.NTH_WEEKDAY)
+        last = frozenset(py_weekday(i.value, unix) for i in items if i.kind is ItemKind.LAST_OF_WEEKDAY)
         return cls(nth=nth, last=last)
 
 

@@ -5,29 +5,16 @@ from __future__ import annotations
 
 import re
 
-from hops_timetable.core.cron.fields import (
-    _DIGITS,
-    _DOM,
-    _DOW,
-    _HOUR,
-    _MIN,
-    _MON,
-    _QUARTZ_DOW_NAMES,
-    _SEC,
-    _YEAR,
-    LAST_YEAR,
-    MIN_YEAR,
-    _py_weekday,
-)
+from hops_timetable.core.cron import form
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
 from hops_timetable.core.cron.reader import FieldReader, Place, listed
 
-_YEAR_COUNT = LAST_YEAR - MIN_YEAR + 1
+_YEAR_COUNT = form.LAST_YEAR - form.MIN_YEAR + 1
 
 
 def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> ParsedCron:
     """The parsed form of a Quartz expression whose fields (second first) are ``places`` in ``reader``'s text."""
-    dom_at, dow_at = places[_DOM], places[_DOW]
+    dom_at, dow_at = places[form.DOM], places[form.DOW]
     if dom_at.token == "?" and dow_at.token == "?":
         raise reader.fail(
             "'?' may be used in only one of day-of-month and day-of-week",
@@ -46,24 +33,24 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
         )
     sets: list[set[int]] = [set() for _ in range(7)]
     items: list[list[Item]] = [[] for _ in range(7)]
-    for f in (_SEC, _MIN, _HOUR, _MON):
+    for f in (form.SEC, form.MIN, form.HOUR, form.MON):
         items[f], sets[f] = reader.field(places[f])
     dom: MonthDays | None = None
     dow: WeekDays | None = None
     if dom_at.token == "?":
-        items[_DOM] = [ANY]
-        items[_DOW], dow = _dow(reader, dow_at)
+        items[form.DOM] = [ANY]
+        items[form.DOW], dow = _dow(reader, dow_at)
     else:
-        items[_DOW] = [ANY]
-        items[_DOM], dom = _dom(reader, dom_at)
+        items[form.DOW] = [ANY]
+        items[form.DOM], dom = _dom(reader, dom_at)
     years: tuple[int, ...] | None = None
-    items[_YEAR] = [ALL]
+    items[form.YEAR] = [ALL]
     if len(places) == 7:
-        if places[_YEAR].token == "?":
-            raise reader.fail("'?' is not allowed in year", places[_YEAR], fix="*")
-        items[_YEAR], year_values = reader.field(places[_YEAR])
+        if places[form.YEAR].token == "?":
+            raise reader.fail("'?' is not allowed in year", places[form.YEAR], fix="*")
+        items[form.YEAR], year_values = reader.field(places[form.YEAR])
         # Every year from 1970 on, however written ('*', '1970/1'), is the open calendar.
-        if items[_YEAR] != [ALL] and len(year_values) != _YEAR_COUNT:
+        if items[form.YEAR] != [ALL] and len(year_values) != _YEAR_COUNT:
             years = tuple(sorted(year_values))
     upper = [at.token.upper() for at in places]
     return ParsedCron(
@@ -72,10 +59,10 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
         dialect="quartz",
         tokens=tuple(upper if len(upper) == 7 else [*upper, "*"]),
         items=tuple(tuple(field_items) for field_items in items),
-        seconds=tuple(sorted(sets[_SEC])),
-        minutes=tuple(sorted(sets[_MIN])),
-        hours=tuple(sorted(sets[_HOUR])),
-        months=tuple(sorted(sets[_MON])),
+        seconds=tuple(sorted(sets[form.SEC])),
+        minutes=tuple(sorted(sets[form.MIN])),
+        hours=tuple(sorted(sets[form.HOUR])),
+        months=tuple(sorted(sets[form.MON])),
         years=years,
         dom=dom,
         dow=dow,
@@ -107,10 +94,10 @@ def _dom(reader: FieldReader, at: Place) -> tuple[list[Item], MonthDays | None]:
             raise reader.fail(
                 "L-n cannot be combined with W", at, "use LW for the last weekday, or L-n for a day before the last day"
             )
-        if not _DIGITS.fullmatch(rest) or not 1 <= int(rest) <= 30:
+        if not form.DIGITS.fullmatch(rest) or not 1 <= int(rest) <= 30:
             raise reader.fail("offset after L must be 1-30", at, "L-1 is the day before the last day")
         return [Item(ItemKind.LAST_DAY, int(rest))], MonthDays(before_last=int(rest))
-    if upper.endswith("W") and _DIGITS.fullmatch(upper[:-1]):
+    if upper.endswith("W") and form.DIGITS.fullmatch(upper[:-1]):
         n = int(upper[:-1])
         if 29 <= n <= 31:
             raise reader.fail(
@@ -149,12 +136,12 @@ def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
                 rewrites=reader.split(at, [part.token, ",".join(others)]),
             )
     if upper == "L":
-        return [Item(ItemKind.VALUE, 7)], WeekDays(every=frozenset({_py_weekday(7, False)}))
+        return [Item(ItemKind.VALUE, 7)], WeekDays(every=frozenset({form.py_weekday(7, False)}))
     ranged = re.fullmatch(r"([0-9A-Z]+)-([0-9A-Z]+)(#[0-9]+|L)", upper, re.ASCII)
     if ranged:
         a = reader.value(ranged.group(1), at)
         b = reader.value(ranged.group(2), at)
-        days = reader.cycle(_DOW, a, b, 1) if a > b else list(range(a, b + 1))
+        days = reader.cycle(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
         raise reader.fail(
             f"{ranged.group(3)[0]} takes a single day, not a range",
             at,
@@ -163,9 +150,12 @@ def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
         )
     if upper.startswith("L-"):
         raise reader.fail("L-n belongs in day-of-month", at, "for the last day n of the month write nL")
-    if "#" in upper or (upper.endswith("L") and (_DIGITS.fullmatch(upper[:-1]) or upper[:-1] in _QUARTZ_DOW_NAMES)):
-        day, _, nth = upper.partition("#")
-        items = [reader.weekday_term(at, day, nth) if "#" in upper else reader.weekday_term(at, upper[:-1], None)]
-        return items, WeekDays.of_terms(items, False)
-    items, values = reader.field(at)
-    return items, None if items == [ALL] else WeekDays(every=frozenset(_py_weekday(v, False) for v in values))
+    day, _, nth = upper.partition("#")
+    if "#" in upper:
+        items = [reader.weekday_term(at, day, nth)]
+    elif upper.endswith("L") and (form.DIGITS.fullmatch(upper[:-1]) or upper[:-1] in form.QUARTZ_DOW_NAMES):
+        items = [reader.weekday_term(at, upper[:-1], None)]
+    else:
+        items, values = reader.field(at)
+        return items, None if items == [ALL] else WeekDays(every=frozenset(form.py_weekday(v, False) for v in values))
+    return items, WeekDays.of_terms(items, False)

@@ -8,21 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from hops_timetable.core.cron import form
 from hops_timetable.core.cron.errors import CronSyntaxError
-from hops_timetable.core.cron.fields import (
-    _DIGITS,
-    _DOW,
-    _FIELD_NAMES,
-    _MON,
-    _MONTH_NAMES,
-    _QUARTZ_DOW_NAMES,
-    _UNIX_DOW_NAMES,
-    _YEAR,
-    LAST_YEAR,
-    MAX_YEAR,
-    MIN_YEAR,
-    _value_word,
-)
 from hops_timetable.core.cron.form import ALL, Item, ItemKind
 
 # A longer run of digits is refused before it is converted (leading zeros included, so '0005' still reads as 5).
@@ -65,7 +52,7 @@ class Refusal(Exception):
             shown = " and ".join(repr(r) for r in rewrites)
             hint = f"{self.hint}: {shown}" if self.hint else f"write {shown}"
         field, token, position = (None, None, None) if self.at is None else self.at
-        name = None if field is None else _FIELD_NAMES[field]
+        name = None if field is None else form.FIELD_NAMES[field]
         return CronSyntaxError(
             self.why,
             expression=self.expression,
@@ -115,22 +102,23 @@ class FieldReader:
                 digits = long.group()
                 shown = digits if len(digits) <= 16 else f"{digits[:8]}...{digits[-4:]}"
                 raise self.fail(
-                    f"the number {shown} ({len(digits):,} digits) is out of range: {_FIELD_NAMES[part.field]} values "
-                    f"are {lo}-{hi}, and no number in a cron expression has more than {MAX_NUMBER_DIGITS} digits",
+                    f"the number {shown} ({len(digits):,} digits) is out of range: {form.FIELD_NAMES[part.field]} "
+                    f"values are {lo}-{hi}, and no number in a cron expression has more than {MAX_NUMBER_DIGITS} "
+                    "digits",
                     part,
                 )
 
     def bounds(self, field: int) -> tuple[int, int]:
-        if field == _DOW:
+        if field == form.DOW:
             return (0, 7) if self.unix else (1, 7)
-        return ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (MIN_YEAR, MAX_YEAR))[field]
+        return ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (form.MIN_YEAR, form.MAX_YEAR))[field]
 
     def value(self, text: str, at: Place) -> int:
         lo, hi = self.bounds(at.field)
         upper = text.upper()
-        dow_names = _UNIX_DOW_NAMES if self.unix else _QUARTZ_DOW_NAMES
-        names = _MONTH_NAMES if at.field == _MON else dow_names if at.field == _DOW else None
-        if _DIGITS.fullmatch(text):
+        dow_names = form.UNIX_DOW_NAMES if self.unix else form.QUARTZ_DOW_NAMES
+        names = form.MONTH_NAMES if at.field == form.MON else dow_names if at.field == form.DOW else None
+        if form.DIGITS.fullmatch(text):
             v = int(text)
             if not lo <= v <= hi:
                 raise self.fail(f"value {v} is out of range {lo}-{hi}", at)
@@ -158,14 +146,14 @@ class FieldReader:
         v = self.value(day, at) % 7 if self.unix else self.value(day, at)
         if nth is None:
             return Item(ItemKind.LAST_OF_WEEKDAY, v)
-        if not _DIGITS.fullmatch(nth) or not 1 <= int(nth) <= 5:
+        if not form.DIGITS.fullmatch(nth) or not 1 <= int(nth) <= 5:
             raise self.fail("the number after # must be 1-5", at, f"{5 if self.unix else 6}#3 is the third Friday")
         return Item(ItemKind.NTH_WEEKDAY, v, nth=int(nth))
 
     def step(self, text: str, at: Place) -> int:
         lo, hi = self.bounds(at.field)
-        top = hi - lo if at.field == _YEAR else hi
-        if not _DIGITS.fullmatch(text):
+        top = hi - lo if at.field == form.YEAR else hi
+        if not form.DIGITS.fullmatch(text):
             raise self.fail(f"step {text!r} is not a whole number", at)
         s = int(text)
         if s < 1:
@@ -177,13 +165,13 @@ class FieldReader:
     def cycle(self, field: int, a: int, b: int, step: int) -> list[int]:
         """A wrap-around range read as one cycle: from a up past the field's end, on to b, every step."""
         lo, hi = self.bounds(field)
-        first, n = (lo, 7) if field == _DOW else (lo, hi - lo + 1)
+        first, n = (lo, 7) if field == form.DOW else (lo, hi - lo + 1)
         end = b + n if b < a else b
         return sorted({first + (i - first) % n for i in range(a, end + 1, step)})
 
     def croniter_wrap(self, field: int, a: int, b: int, step: int) -> list[int]:
         """croniter's reading of a wrap-around range with a step: the step restarts after the field's end."""
-        lo, hi = (0, 6) if field == _DOW else self.bounds(field)
+        lo, hi = (0, 6) if field == form.DOW else self.bounds(field)
         first = list(range(a, hi + 1, step))
         skip = 0
         if first:
@@ -200,13 +188,13 @@ class FieldReader:
             return ALL, list(range(lo, hi + 1))
         base, slash, step_text = token.partition("/")
         step = self.step(step_text, at) if slash else 0
-        if slash and field == _DOW and self.unix:
+        if slash and field == form.DOW and self.unix:
             # croniter runs a day-of-week step up to 6, never 7 (which it reads as 0, Sunday).
             hi = 6
         if slash and not base and self.unix:
             raise self.fail("a step needs a start: croniter (and so Airflow) refuses it", at, fix=f"*/{step}")
-        if slash and field == _YEAR:
-            hi = LAST_YEAR  # an open-ended year step has no last year: like Quartz, it goes on past 2099
+        if slash and field == form.YEAR:
+            hi = form.LAST_YEAR  # an open-ended year step has no last year: like Quartz, it goes on past 2099
         if slash and base in ("", "*"):
             return Item(ItemKind.RANGE, lo, hi, step), list(range(lo, hi + 1, step))
         named = any(c.isalpha() for c in base)
@@ -219,7 +207,7 @@ class FieldReader:
             b = self.value(b_text, at)
             if self.unix:
                 return self.unix_range(at, a, b, a_text, step)
-            if (_DIGITS.fullmatch(a_text) is None) != (_DIGITS.fullmatch(b_text) is None):
+            if (form.DIGITS.fullmatch(a_text) is None) != (form.DIGITS.fullmatch(b_text) is None):
                 raise self.fail(
                     "Quartz 2.3.2 refuses a range that mixes a number and a name",
                     at,
@@ -234,10 +222,10 @@ class FieldReader:
                     self.quartz_spelling(field, a, b, step),
                 )
             if a > b:
-                if field != _DOW or slash:
+                if field != form.DOW or slash:
                     why = (
                         "a step on a wrap-around range is not supported"
-                        if field == _DOW
+                        if field == form.DOW
                         else "wrap-around ranges are only allowed in Quartz day-of-week"
                     )
                     raise self.fail(why, at, "list the values", compress(self.cycle(field, a, b, step or 1)))
@@ -255,7 +243,7 @@ class FieldReader:
                 f"for a step of {step} from {base.upper()} write the number",
                 f"{v}/{step}",
             )
-        if self.unix and v == (6 if field == _DOW else hi):
+        if self.unix and v == (6 if field == form.DOW else hi):
             # croniter before 7.0 (what Airflow 3.0 to 3.4 install) writes a/s as a-max/s, and at the field's
             # maximum that is an equal range, which it reads as the whole field (croniter issue 246).
             every = f"*/{step}"
@@ -266,7 +254,7 @@ class FieldReader:
                 f"for croniter 6's reading write {every!r}; for the value alone",
                 base,
             )
-        if self.unix and field == _DOW and v == 7:
+        if self.unix and field == form.DOW and v == 7:
             v = 0  # croniter reads 7 as Sunday, 0
         return Item(ItemKind.RANGE, v, hi, step), list(range(v, hi + 1, step))
 
@@ -274,7 +262,7 @@ class FieldReader:
         """A Quartz token, numbers only, for the range a-b every step (a wrap-around one read as a cycle)."""
         if a <= b:
             return f"{a}-{b}" + (f"/{step}" if step else "")
-        if field == _DOW and not step:
+        if field == form.DOW and not step:
             return f"{a}-{b}"
         return compress(self.cycle(field, a, b, step or 1))
 
@@ -282,7 +270,7 @@ class FieldReader:
         """A 5-field range as croniter reads it, refused where that reading is not the evident one."""
         field, token, _ = at
         lo, hi = self.bounds(field)
-        if field == _DOW:
+        if field == form.DOW:
             hi = 6
             if b == 7 and a != 7:
                 # a-7 (and a-7/s) is a plain range ending on Sunday; croniter's wrap-around reading agrees.
@@ -299,7 +287,9 @@ class FieldReader:
             return Item(ItemKind.RANGE, a, b, step or 1), list(range(a, b + 1, step or 1))
         croniter = self.croniter_wrap(field, a, b, step or 1)
         if step and croniter != self.cycle(field, a, b, step):
-            spelled = ",".join(_value_word(field, v, True)[:3] if field in (_MON, _DOW) else str(v) for v in croniter)
+            spelled = ",".join(
+                form.value_word(field, v, True)[:3] if field in (form.MON, form.DOW) else str(v) for v in croniter
+            )
             raise self.fail(
                 f"croniter (and so Airflow) reads {token!r} as {spelled}: its step starts again after the wrap",
                 at,

@@ -6,8 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from hops_timetable.core.cron.errors import CronSyntaxError
-from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _PRESETS, _TOKEN, Dialect
-from hops_timetable.core.cron.form import ParsedCron
+from hops_timetable.core.cron.form import DOM, DOW, HOUR, MIN, MON, PRESETS, TOKEN, Dialect, ParsedCron
 from hops_timetable.core.cron.quartz import parse_quartz
 from hops_timetable.core.cron.reader import FieldReader, Place, Refusal
 from hops_timetable.core.cron.unix import parse_unix
@@ -62,21 +61,21 @@ def _read(source: str) -> ParsedCron:
             raise reader.fail(
                 f"{source!r} is not periodic, so it has no cron fire times", hint="use Airflow's own schedule for it"
             )
-        if preset not in _PRESETS:
+        if preset not in PRESETS:
             raise reader.fail(
-                f"unknown preset {source!r}, expected one of {', '.join(_PRESETS)}",
+                f"unknown preset {source!r}, expected one of {', '.join(PRESETS)}",
                 hint="or write the schedule as a cron expression",
             )
         dialect = "preset"
-        reader = FieldReader(_PRESETS[preset])
-    matches = list(_TOKEN.finditer(reader.expression))
+        reader = FieldReader(PRESETS[preset])
+    matches = list(TOKEN.finditer(reader.expression))
     if len(matches) not in (5, 6, 7):
         raise reader.fail(
             f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(matches)}",
             hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
         )
     reader.unix = len(matches) == 5
-    fields = (_MIN, _HOUR, _DOM, _MON, _DOW) if reader.unix else range(len(matches))
+    fields = (MIN, HOUR, DOM, MON, DOW) if reader.unix else range(len(matches))
     places = [Place(f, m.group(), m.start() + 1) for f, m in zip(fields, matches, strict=True)]
     reader.refuse_long_numbers(places)
     if reader.unix:

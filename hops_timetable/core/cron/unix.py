@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from hops_timetable.core.cron.fields import _DOM, _DOW, _HOUR, _MIN, _MON, _TOKEN, Dialect, _py_weekday
-from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
+from hops_timetable.core.cron import form
+from hops_timetable.core.cron.form import ALL, ANY, Dialect, Item, ItemKind, MonthDays, ParsedCron, WeekDays
 from hops_timetable.core.cron.reader import FieldReader, Place, Refusal, compress, listed
 
 
@@ -17,8 +17,8 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     for at in (places[0], places[1], places[3]):
         items[at.field], sets[at.field] = reader.field(at)
     dom_raw, dow_raw = places[2].token, places[4].token
-    items[_DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw)
-    items[_DOW], dow_values, dow_special = _unix_dow(reader, places[4], dom_raw)
+    items[form.DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw)
+    items[form.DOW], dow_values, dow_special = _unix_dow(reader, places[4], dom_raw)
     weekdays = {v % 7 for v in dow_values}
     # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
     # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
@@ -26,34 +26,39 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
     dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
     dom = dom_special if dom_special or dom_star else MonthDays(days=frozenset(dom_values))
-    dow = dow_special if dow_special or dow_star else WeekDays(every=frozenset(_py_weekday(v, True) for v in weekdays))
+    dow = (
+        dow_special
+        if dow_special or dow_star
+        else WeekDays(every=frozenset(form.py_weekday(v, True) for v in weekdays))
+    )
     if dom is None and dow is not None:
-        items[_DOM] = [ANY]
+        items[form.DOM] = [ANY]
     elif dow is None:
-        items[_DOW] = [ANY]
+        items[form.DOW] = [ANY]
     upper = [at.token.upper() for at in places]
     # The Quartz spelling: the user's token where Quartz reads it the same, else the values it denotes.
     time_q = [
         "*" if items[f] == [ALL] else upper[i] if _same_in_quartz(items[f], upper[i]) else compress(list(sets[f]))
-        for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3))
+        for f, i in ((form.MIN, 0), (form.HOUR, 1), (form.MON, 3))
     ]
     expressible = True
-    dom_q = upper[2] if dom_raw != "?" and _same_in_quartz(items[_DOM], upper[2]) else "*"
+    dom_q = upper[2] if dom_raw != "?" and _same_in_quartz(items[form.DOM], upper[2]) else "*"
     if dom is not None:
         if dom.before_last is not None:  # listed days and the last day
             dom_q = "L"
             expressible = not dom.days
         elif dom.nearest_weekday is not None:
             dom_q = f"{dom.nearest_weekday}W"
-        elif not _same_in_quartz(items[_DOM], upper[2]):
+        elif not _same_in_quartz(items[form.DOM], upper[2]):
             dom_q = compress(list(dom_values))
     if dow is not None and (dow.nth or dow.last):
-        terms = [f"{i.value + 1}#{i.nth}" for i in items[_DOW] if i.kind is ItemKind.NTH_WEEKDAY]
-        terms += [f"{i.value + 1}L" for i in items[_DOW] if i.kind is ItemKind.LAST_OF_WEEKDAY]
+        terms = [f"{i.value + 1}#{i.nth}" for i in items[form.DOW] if i.kind is ItemKind.NTH_WEEKDAY]
+        terms += [f"{i.value + 1}L" for i in items[form.DOW] if i.kind is ItemKind.LAST_OF_WEEKDAY]
         expressible = len(terms) == 1
         dow_q = terms[0]
     elif dow_raw in ("*", "?") or (
-        re.fullmatch(r"[A-Z,\-]+", upper[4]) and not any(i.kind is ItemKind.WRAP and i.step > 1 for i in items[_DOW])
+        re.fullmatch(r"[A-Z,\-]+", upper[4])
+        and not any(i.kind is ItemKind.WRAP and i.step > 1 for i in items[form.DOW])
     ):
         dow_q = "*" if dow_raw == "?" else upper[4]
     else:
@@ -73,9 +78,9 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
         tokens=tuple(quartz if len(quartz) == 7 else [*quartz, "*"]),
         items=tuple(tuple(field_items) for field_items in items),
         seconds=(0,),
-        minutes=tuple(sorted(sets[_MIN])),
-        hours=tuple(sorted(sets[_HOUR])),
-        months=tuple(sorted(sets[_MON])),
+        minutes=tuple(sorted(sets[form.MIN])),
+        hours=tuple(sorted(sets[form.HOUR])),
+        months=tuple(sorted(sets[form.MON])),
         years=None,
         dom=dom,
         dow=dow,
@@ -180,7 +185,7 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
             a = reader.value(ranged.group(1), raw) % 7
             b = reader.value(ranged.group(2), raw) % 7
             k = ranged.group(3)
-            days = reader.croniter_wrap(_DOW, a, b, 1) if a > b else list(range(a, b + 1))
+            days = reader.croniter_wrap(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
             raise reader.fail(
                 f"croniter (and so Airflow) reads {raw.token!r} as occurrence {k} of each of those days in the "
                 f"month, not as the {k}th of them",
@@ -224,7 +229,7 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
 
 def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
     """Day fields that croniter does not OR, with day-of-week or day-of-month unrestricted as the rewrites."""
-    fields = _TOKEN.findall(reader.expression)
+    fields = form.TOKEN.findall(reader.expression)
     return reader.fail(
         f"with {at.token!r} croniter (and so Airflow) does not OR the day fields: {ignored}",
         at,
@@ -235,9 +240,9 @@ def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
 
 def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
     """A Quartz spelling of a 5-field expression whose day-of-week is unrestricted, with ``dom``."""
-    fields = _TOKEN.findall(reader.expression)
+    fields = form.TOKEN.findall(reader.expression)
     spelled = []
-    for f, i in ((_MIN, 0), (_HOUR, 1), (_MON, 3)):
+    for f, i in ((form.MIN, 0), (form.HOUR, 1), (form.MON, 3)):
         items, values = reader.field(Place(f, fields[i], 1))
         spelled.append("*" if items == [ALL] else compress(list(values)))
     return " ".join(["0", spelled[0], spelled[1], dom, spelled[2], "?"])
