@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from hops_timetable.core.cron import form
-from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, ParsedCron, unhandled
+from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, ParsedCron
 
 
 def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
@@ -22,7 +22,7 @@ def fields(cron: ParsedCron) -> list[tuple[str, str, str]]:
 def describe(cron: ParsedCron) -> str:
     """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
     unix = cron.dialect != "quartz"
-    parts = [_describe_time(cron.seconds, cron.minutes, cron.hours, cron.items)]
+    parts = [_describe_time(cron)]
     dom_phrase = None if cron.dom is None else _dom_phrase(cron.items[form.DOM])
     dow_phrase = None if cron.dow is None else _dow_phrase(cron.items[form.DOW], unix)
     if dom_phrase and dow_phrase:
@@ -83,34 +83,28 @@ def _join(words: list[str]) -> str:
 _UNIT = ("second", "minute", "hour", "day", "month", "day", "year")  # by field number
 
 
-def _item_phrase(field: int, item: Item, unix: bool) -> str:
-    def w(v: int) -> str:
-        return form.value_word(field, v, unix)
+# What an item says: {w} is its value as a word, {v} as a number, {end} its end as a word, {nth} its ordinal.
+_PHRASES = {
+    ItemKind.ALL: "every value",
+    ItemKind.ANY: "no specific value",
+    ItemKind.VALUE: "{w}",
+    ItemKind.RANGE: "{w} through {end}",
+    ItemKind.WRAP: "{w} through {end}",
+    ItemKind.LAST_DAY: "{v} days before the last day",
+    ItemKind.NEAREST_WEEKDAY: "the weekday nearest day {v}",
+    ItemKind.LAST_WEEKDAY: "the last weekday",
+    ItemKind.LAST_OF_WEEKDAY: "the last {w}",
+    ItemKind.NTH_WEEKDAY: "the {nth} {w}",
+}
 
-    kind = item.kind
-    if kind is ItemKind.VALUE:
-        return w(item.value)
-    if kind is ItemKind.RANGE or kind is ItemKind.WRAP:
-        through = f"{w(item.value)} through {w(item.end)}"
-        return (
-            through if kind is ItemKind.WRAP or item.step == 1 else f"every {item.step} {_UNIT[field]}s from {through}"
-        )
-    if kind is ItemKind.ALL:
-        return "every value"
-    if kind is ItemKind.ANY:
-        return "no specific value"
-    if kind is ItemKind.LAST_DAY:
-        n = item.value
-        return "the last day" if n == 0 else f"{n} day{'s' if n > 1 else ''} before the last day"
-    if kind is ItemKind.NEAREST_WEEKDAY:
-        return f"the weekday nearest day {item.value}"
-    if kind is ItemKind.LAST_WEEKDAY:
-        return "the last weekday"
-    if kind is ItemKind.LAST_OF_WEEKDAY:
-        return f"the last {w(item.value)}"
-    if kind is ItemKind.NTH_WEEKDAY:
-        return f"the {form.ORDINALS[item.nth - 1]} {w(item.value)}"
-    unhandled(kind)
+
+def _item_phrase(field: int, item: Item, unix: bool) -> str:
+    kind, v = item.kind, item.value
+    if kind is ItemKind.LAST_DAY and v <= 1:
+        return "1 day before the last day" if v else "the last day"
+    w, end = form.value_word(field, v, unix), form.value_word(field, item.end, unix)
+    phrase = _PHRASES[kind].format(w=w, v=v, end=end, nth=form.ORDINALS[item.nth - 1])
+    return f"every {item.step} {_UNIT[field]}s from {phrase}" if kind is ItemKind.RANGE and item.step > 1 else phrase
 
 
 _DAY_SPECIALS = frozenset(ItemKind) - {ItemKind.ALL, ItemKind.ANY, ItemKind.VALUE, ItemKind.RANGE, ItemKind.WRAP}
@@ -159,9 +153,8 @@ def _every_step(values: tuple[int, ...], span: int) -> int | None:
     return n if values == tuple(range(0, span, n)) else None
 
 
-def _describe_time(
-    seconds: tuple[int, ...], minutes: tuple[int, ...], hours: tuple[int, ...], items: tuple[tuple[Item, ...], ...]
-) -> str:
+def _describe_time(cron: ParsedCron) -> str:
+    seconds, minutes, hours, items = cron.seconds, cron.minutes, cron.hours, cron.items
     all_hours = len(hours) == 24
     if len(seconds) == 1 and len(minutes) == 1 and len(hours) * len(minutes) <= 6 and not all_hours:
         s, m = seconds[0], minutes[0]

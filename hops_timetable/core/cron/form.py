@@ -8,7 +8,7 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import timezone
-from typing import Literal, NamedTuple, NoReturn
+from typing import Literal, NamedTuple
 
 UTC = timezone.utc
 # The year field takes 1970-2099, as in Quartz and cron-utils. An expression without a year restriction fires
@@ -96,12 +96,6 @@ class Item(NamedTuple):
     end: int = 0
     step: int = 1
     nth: int = 0
-
-
-def unhandled(kind: NoReturn) -> NoReturn:
-    """Called after a chain of ``kind is ItemKind.X`` tests: mypy proves it unreachable, so a kind added to
-    :class:`ItemKind` and not handled there is a type error, never a silent fall into the last branch."""
-    raise AssertionError(f"unhandled item kind {kind!r}")
 
 
 ALL = Item(ItemKind.ALL)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from hops_timetable.core.cron import form
@@ -33,37 +32,6 @@ def listed(at: Place) -> Iterator[Place]:
         position += len(part) + 1
 
 
-@dataclass(eq=False)
-class Refusal(Exception):
-    """A refusal found while reading; :func:`.syntax.parse` raises it as a :class:`CronSyntaxError` proposing the
-    ``rewrites`` that parse, with ``hint_alone`` (else ``hint``) as the hint when none does."""
-
-    why: str
-    expression: str
-    at: Place | None = None
-    hint: str | None = None
-    rewrites: tuple[str, ...] = ()
-    hint_alone: str | None = None
-
-    def error(self, rewrites: tuple[str, ...]) -> CronSyntaxError:
-        """The error the user sees, proposing ``rewrites`` (those of :attr:`rewrites` found valid)."""
-        hint = self.hint if self.hint_alone is None else self.hint_alone
-        if rewrites:
-            shown = " and ".join(repr(r) for r in rewrites)
-            hint = f"{self.hint}: {shown}" if self.hint else f"write {shown}"
-        field, token, position = (None, None, None) if self.at is None else self.at
-        name = None if field is None else form.FIELD_NAMES[field]
-        return CronSyntaxError(
-            self.why,
-            expression=self.expression,
-            field=name,
-            token=token,
-            position=position,
-            hint=hint,
-            rewrites=rewrites,
-        )
-
-
 class FieldReader:
     """Reads the fields of one expression (``unix``: as croniter reads a 5-field one) and words its refusals."""
 
@@ -78,11 +46,11 @@ class FieldReader:
         hint: str | None = None,
         fix: str | None = None,
         rewrites: tuple[str, ...] = (),
-    ) -> Refusal:
+    ) -> CronSyntaxError:
         """The refusal; ``fix`` replaces the token ``at`` to give the single rewrite."""
         if fix is not None and at is not None:
             rewrites = (self.replaced(at, fix),)
-        return Refusal(why, self.expression, at, hint, rewrites)
+        return CronSyntaxError(why, self.expression, at, hint, rewrites)
 
     def replaced(self, at: Place, fix: str) -> str:
         i = at.position - 1

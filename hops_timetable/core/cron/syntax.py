@@ -8,7 +8,7 @@ import unicodedata
 from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.form import DOM, DOW, HOUR, MIN, MON, PRESETS, TOKEN, Dialect, ParsedCron
 from hops_timetable.core.cron.quartz import parse_quartz
-from hops_timetable.core.cron.reader import FieldReader, Place, Refusal
+from hops_timetable.core.cron.reader import FieldReader, Place
 from hops_timetable.core.cron.unix import parse_unix
 
 
@@ -16,19 +16,19 @@ def parse(expression: str) -> ParsedCron:
     """The parsed form of ``expression`` (surrounding spaces and tabs ignored), or :class:`CronSyntaxError`."""
     if not isinstance(expression, str):
         why = f"a cron expression must be a string, got {type(expression).__name__} {expression!r}"
-        raise CronSyntaxError(why, expression=repr(expression), message=why)
-    source = expression.strip(" \t")
+        raise CronSyntaxError(why, repr(expression), message=why)
     try:
-        return _read(source)
-    except Refusal as refusal:
-        valid = bool(refusal.rewrites) and all(r != refusal.expression and _parses(r) for r in refusal.rewrites)
-        raise refusal.error(refusal.rewrites if valid else ()) from None
+        return _read(expression.strip(" \t"))
+    except CronSyntaxError as error:
+        if all(r != error.expression and _parses(r) for r in error.rewrites):
+            raise
+        raise error.unproposed() from None
 
 
 def _parses(rewrite: str) -> bool:
     try:
         _read(rewrite.strip(" \t"))  # as parse() reads it
-    except Refusal:
+    except CronSyntaxError:
         return False
     return True
 
@@ -47,10 +47,10 @@ def _read(source: str) -> ParsedCron:
     if odd is not None:
         ch = source[odd]
         spaced = "".join(" " if _is_odd_space(c) else c for c in source)
-        raise Refusal(
+        raise CronSyntaxError(
             f"character U+{ord(ch):04X} ({unicodedata.name(ch, 'control character')}) at position {odd + 1} "
             "is not a field separator: fields are separated by spaces and tabs only",
-            expression=source,
+            source,
             rewrites=(spaced,),
             hint_alone="separate the fields with spaces",
         )

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from hops_timetable.core.cron import form
+from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.form import ALL, ANY, Dialect, Item, ItemKind, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.reader import FieldReader, Place, Refusal, compress, listed
+from hops_timetable.core.cron.reader import FieldReader, Place, compress, listed
 
 
 def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: Dialect) -> ParsedCron:
@@ -227,7 +228,7 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
     return items, set(), WeekDays.of_terms(items, True)
 
 
-def _not_ored(reader: FieldReader, at: Place, ignored: str) -> Refusal:
+def _not_ored(reader: FieldReader, at: Place, ignored: str) -> CronSyntaxError:
     """Day fields that croniter does not OR, with day-of-week or day-of-month unrestricted as the rewrites."""
     fields = form.TOKEN.findall(reader.expression)
     return reader.fail(
