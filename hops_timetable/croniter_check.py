@@ -1,12 +1,6 @@
-"""A 5-field cron checked against the croniter installed beside Airflow, when a schedule is built.
-
-The engine reads 5-field cron as croniter 6.2 and later do, but Airflow 3.0 and 3.1 pin croniter 6.0, which reads
-some day fields otherwise (docs/cron-dialect.md). So a 5-field expression is accepted only when the installed
-croniter accepts it and fires on the same instants, compared from a fixed instant (the same answer on every machine
-and day): the first :data:`FIRST_FIRES` fires and, when a day field holds a step, ``L``, ``W`` or ``#``, its day
-rule's fires over :data:`DAY_RULE_YEARS` years (at most :data:`DAY_RULE_FIRES`). croniter costs 0.1 to 0.4 ms a
-fire: hence the day rule only where releases are known to differ, and each expression checked once per process.
-"""
+"""A 5-field cron checked against the croniter installed beside Airflow, when a schedule is built: accepted only when
+croniter accepts it and fires on the same instants from a fixed one, the day rule checked only where croniter's
+releases are known to differ (docs/cron-dialect.md, "Which croniter"), each expression once per process."""
 
 from __future__ import annotations
 
@@ -30,8 +24,7 @@ _PLAIN_DAYS = re.compile(r"[0-9A-KM-VX-Za-km-vx-z*?,\-]+")
 
 
 def check_with_croniter(cron: QuartzCron, name: str = "cron_expression") -> None:
-    """Refuse a 5-field *cron* that the installed croniter refuses or fires differently, as an
-    :class:`~hops_timetable.core.validation.ArgumentError` of argument *name*; anything else passes unchecked."""
+    """Refuse a 5-field *cron* that the installed croniter refuses or fires differently (an ``ArgumentError``)."""
     if cron.dialect != "unix":
         return
     problem = _problem(cron.source, cron)

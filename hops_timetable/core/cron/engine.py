@@ -105,22 +105,22 @@ class QuartzCron:
     """A parsed cron expression with UTC fire-time arithmetic; a refused one raises :class:`CronSyntaxError`.
 
     ``expression`` is the normalized Quartz string (see :class:`.form.ParsedCron`), ``source`` the string as given,
-    stripped. Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099).
+    stripped. Fire times are whole seconds in UTC from 1970 to the end of year 9999 (year-field values 1970-2099):
+    ``first_fire`` is the earliest, ``last_fire`` the latest (in year 9999 without a year restriction), None if none.
     """
 
     expression: str
     source: str
     dialect: Dialect
     parsed: ParsedCron
+    first_fire: datetime | None
+    last_fire: datetime | None
     _years: tuple[int, ...]
     _mset: frozenset[int]
     _yset: frozenset[int]
-    _open: bool
     _cache: dict[int, tuple[int, ...]]
     _first: _Fields | None
     _last: _Fields | None
-    _first_dt: datetime | None
-    _last_dt: datetime | None
 
     def __init__(self, expression: str) -> None:
         parsed = parse(expression)
@@ -132,19 +132,18 @@ class QuartzCron:
         setattr_(self, "_cache", {})
         setattr_(self, "_mset", frozenset(parsed.months))
         years = parsed.years
-        setattr_(self, "_open", years is None)
         setattr_(self, "_years", _ALL_YEARS_TUPLE if years is None else years)
         setattr_(self, "_yset", _ALL_YEARS if years is None else frozenset(years))
         first: _Fields | None = None
         last: _Fields | None = None
         # An open calendar that fires in none of the month shapes (all occur in 2000-2027) never fires: no search.
-        if not self._open or any(self._days(y, m) for y in range(2000, 2028) for m in parsed.months):
+        if years is not None or any(self._days(y, m) for y in range(2000, 2028) for m in parsed.months):
             first = self._search((MIN_YEAR - 1, 12, 31, 23, 59, 59), True)
             last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False)
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
-        setattr_(self, "_first_dt", None if first is None else datetime(*first, tzinfo=UTC))
-        setattr_(self, "_last_dt", None if last is None else datetime(*last, tzinfo=UTC))
+        setattr_(self, "first_fire", None if first is None else datetime(*first, tzinfo=UTC))
+        setattr_(self, "last_fire", None if last is None else datetime(*last, tzinfo=UTC))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, QuartzCron):
@@ -169,8 +168,7 @@ class QuartzCron:
         return days
 
     def _search(self, t: _Fields, forward: bool, inclusive: bool = False) -> _Fields | None:
-        """The nearest fire after ``t`` (``forward``) or before it, or at it when ``inclusive``: one walk both ways
-        (``at`` finds a value or the next in the walk's direction, ``past`` the next strictly past it)."""
+        """The nearest fire after ``t`` (``forward``) or before it, or at it when ``inclusive``."""
         at, past, off, step, edge = _FORWARD if forward else _BACKWARD
         y, mo, d, h, mi, s = t
         hours, minutes, seconds = self.parsed.hours, self.parsed.minutes, self.parsed.seconds
@@ -198,7 +196,7 @@ class QuartzCron:
         yi = at(years, y) + off
         j = past(months, mo) + off if 0 <= yi < len(years) and years[yi] == y else edge % len(months)
         # Consecutive years repeat every 400: a whole cycle without a firing day means there is none.
-        give_up = y + step * (_CYCLE + 1) if self._open else LAST_YEAR + 1 if forward else 0
+        give_up = y + step * (_CYCLE + 1) if self.parsed.years is None else LAST_YEAR + 1 if forward else 0
         while 0 <= yi < len(years):
             yy = years[yi]
             if (yy - give_up) * step > 0:
@@ -221,7 +219,7 @@ class QuartzCron:
             return None
         first = self._first
         if first is not None and t < first:
-            return self._first_dt
+            return self.first_fire
         found = self._search(t, True)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -235,7 +233,7 @@ class QuartzCron:
             return None
         last = self._last
         if last is not None and (t >= last if inclusive else t > last):
-            return self._last_dt
+            return self.last_fire
         found = self._search(t, False, inclusive)
         return None if found is None else datetime(*found, tzinfo=UTC)
 
@@ -291,7 +289,6 @@ class QuartzCron:
         return low + bisect_left(range(low + 1, high), True, key=lambda n: not within(n))
 
     def _firing_day_before(self, y: int, mo: int, d: int, count: int) -> tuple[int, int, int] | None:
-        """The ``count``-th firing day strictly before day ``d`` of ``y``-``mo``."""
         years, months = self._years, self.parsed.months
         while True:
             if y in self._yset and mo in self._mset:
@@ -326,16 +323,6 @@ class QuartzCron:
     def never_fires(self) -> bool:
         """True when the expression has no fire time at all (from 1970 to the end of year 9999)."""
         return self._first is None
-
-    @property
-    def first_fire(self) -> datetime | None:
-        """The earliest fire time (none precede 1970), or None."""
-        return self._first_dt
-
-    @property
-    def last_fire(self) -> datetime | None:
-        """The latest fire time, or None. Without a year restriction it lies in year 9999."""
-        return self._last_dt
 
     def fields(self) -> list[tuple[str, str, str]]:
         """(field name, token, English meaning) for each field of the Quartz form of the expression."""

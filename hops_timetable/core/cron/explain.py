@@ -40,8 +40,7 @@ def describe(cron: ParsedCron) -> str:
 
 
 def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime | None) -> list[str]:
-    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks; ``last_fire`` is
-    None when the expression never fires, ``next_fire`` its next fire from now."""
+    """Human warnings about schedules that are valid here but surprising or refused by Hopsworks."""
     out: list[str] = []
     if cron.seconds != (0,):
         out.append(f"the seconds field is {cron.tokens[form.SEC]!r}, but Hopsworks' scheduler only accepts 0 there")

@@ -131,11 +131,9 @@ class WeekDays:
 @dataclass(frozen=True, slots=True)
 class ParsedCron:
     """A valid expression, read: ``expression`` is its Quartz spelling (single spaces, upper case; a 5-field string
-    whose day fields Quartz cannot express keeps its 5-field form), ``tokens`` and ``items`` its 7 fields.
-
-    ``years`` is None when every year from 1970 on fires; ``dom`` and ``dow`` are None when the field does not
-    restrict, and with both set (5-field only) a day fires when either matches.
-    """
+    whose day fields Quartz cannot express keeps its 5-field form), ``tokens`` and ``items`` its 7 fields. ``years``
+    is None when every year from 1970 on fires; ``dom`` and ``dow`` are None when the field does not restrict, and
+    with both set (5-field only) a day fires when either matches."""
 
     source: str
     expression: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import groupby
 from typing import NamedTuple
 
 from hops_timetable.core.cron import form
@@ -292,13 +293,5 @@ class FieldReader:
 
 def compress(values: list[int]) -> str:
     """The list token for exactly these values: 1,2,3,5 -> '1-3,5'."""
-    values = sorted(set(values))
-    out: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        out.append(str(values[i]) if j == i else f"{values[i]}-{values[j]}")
-        i = j + 1
-    return ",".join(out)
+    runs = [[v for _, v in run] for _, run in groupby(enumerate(sorted(set(values))), lambda iv: iv[1] - iv[0])]
+    return ",".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)

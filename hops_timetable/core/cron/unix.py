@@ -18,7 +18,8 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     for at in (places[0], places[1], places[3]):
         items[at.field], sets[at.field] = reader.field(at)
     dom_raw, dow_raw = places[2].token, places[4].token
-    items[form.DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw)
+    spelled = ["*" if items[f] == [ALL] else compress(list(sets[f])) for f in (form.MIN, form.HOUR, form.MON)]
+    items[form.DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw, spelled)
     items[form.DOW], dow_values, dow_special = _unix_dow(reader, places[4], dom_raw)
     weekdays = {v % 7 for v in dow_values}
     # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
@@ -88,9 +89,11 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     )
 
 
-def _unix_dom(reader: FieldReader, at: Place, dow_text: str) -> tuple[list[Item], set[int], MonthDays | None]:
-    """5-field day-of-month (a plain list, ``L`` also in a list, ``a-L``, ``nW``/``Wn``, or ``?``): the items, the
-    plain days and the day rule (None: a plain set, decided by the caller)."""
+def _unix_dom(
+    reader: FieldReader, at: Place, dow_text: str, time: list[str]
+) -> tuple[list[Item], set[int], MonthDays | None]:
+    """5-field day-of-month (a list, ``L`` also in it, ``a-L``, ``nW``/``Wn``, ``?``): items, plain days and the day
+    rule (None: plain days, decided by the caller); ``time`` spells minute, hour and month for a Quartz rewrite."""
     text = at.token
     upper = text.upper()
     if upper == "?":
@@ -106,7 +109,7 @@ def _unix_dom(reader: FieldReader, at: Place, dow_text: str) -> tuple[list[Item]
                 "last day in shorter months, which differs from Quartz"
             )
             if n == 31:  # the weekday nearest the last day is always the last weekday
-                last_weekday = (_quartz_rewrite(reader, dom="LW"),)
+                last_weekday = (" ".join(["0", time[0], time[1], "LW", time[2], "?"]),)
                 raise reader.fail(
                     why, at, "for that reading, the last weekday, write Quartz cron", rewrites=last_weekday
                 )
@@ -239,19 +242,8 @@ def _not_ored(reader: FieldReader, at: Place, ignored: str) -> CronSyntaxError:
     )
 
 
-def _quartz_rewrite(reader: FieldReader, dom: str) -> str:
-    """A Quartz spelling of a 5-field expression whose day-of-week is unrestricted, with ``dom``."""
-    fields = form.TOKEN.findall(reader.expression)
-    spelled = []
-    for f, i in ((form.MIN, 0), (form.HOUR, 1), (form.MON, 3)):
-        items, values = reader.field(Place(f, fields[i], 1))
-        spelled.append("*" if items == [ALL] else compress(list(values)))
-    return " ".join(["0", spelled[0], spelled[1], dom, spelled[2], "?"])
-
-
 def _has_star(text: str) -> bool:
-    """Whether a 5-field token has a bare ``*`` item (``*``, ``*,16``, ``L,*``; not ``*/2``), which croniter sorts
-    first and so reads as an unrestricted field."""
+    """A bare ``*`` item (``*,16``; not ``*/2``): croniter sorts it first and so reads the field as unrestricted."""
     return "*" in text.split(",")
 
 
