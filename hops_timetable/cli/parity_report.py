@@ -6,7 +6,6 @@ import itertools
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any, Final, TextIO
 
 from hops_timetable.cli.output import json_time, render_table
@@ -123,10 +122,6 @@ def detail(row: Row) -> str:
         row.accepted and f"accepted: {row.accepted}",
     ]
     return "; ".join(p for p in parts if p)
-
-
-def _detail(row: dict[str, Any]) -> str:  # hops_timetable.testing's call until it calls detail(row): delete then
-    return detail(SimpleNamespace(**row))  # type: ignore[arg-type]
 
 
 def _reading_lines(reading: Reading | None) -> list[str]:
