@@ -1,21 +1,9 @@
 """HopsworksTimetable: Airflow's timetable protocol mapped onto the core's rules (:mod:`hops_timetable.core.schedule`).
 
-Contract, for a DAG with start_date S, end_date E and catchup C:
-
-* Each run belongs to a cron fire F: ``run_after = F`` and ``data_interval = [max(previous fire, S), F)``, so Airflow's
-  ``logical_date`` is Hopsworks' ``HOPS_LOGICAL_DATE``.
-* After a schedule edit, an interval never starts before the last run's fire: logical dates stay unique, which
-  Airflow needs to move on (a coarser cron would otherwise repeat an older run's logical date and stall the DAG).
-* Fires at or before S, at or after E, or before ``skip_to_date`` never become runs.
-* After an outage, at most ``max_catchup_runs`` runs are made (one with ``catchup=False``): the newest ones.
-* A backfill over ``[from, to]`` makes the scheduled runs whose logical dates lie in ``[from, to]``, each with its
-  scheduled interval, never bounded (:meth:`HopsworksTimetable.is_range_request` tells it from the DAG's own).
-* The run after any last run (scheduled, backfilled or manual) has a later logical date and fire; the scheduler is
-  never handed a run whose logical date exists already.
-* ``start_time_offset_seconds`` shifts the HOPS window, never the Airflow interval.
-
-Everything is validated when the DAG is built: Airflow swallows exceptions raised while scheduling and silently stops
-scheduling the DAG, so the scheduling methods never raise on a valid timetable.
+Each run belongs to a cron fire F: ``run_after = F``, ``data_interval = [max(previous fire, S), F)``, so Airflow's
+``logical_date`` is ``HOPS_LOGICAL_DATE`` (the whole contract: docs/rules.md). Everything is validated when the DAG is
+built: Airflow swallows exceptions raised while scheduling and silently stops scheduling the DAG, so the scheduling
+methods never raise on a valid timetable.
 """
 
 from __future__ import annotations
@@ -24,7 +12,7 @@ import functools
 import logging
 import warnings
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import pendulum
 from airflow.exceptions import AirflowTimetableInvalid
@@ -34,12 +22,18 @@ from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.run_offset import mark_offset
-from hops_timetable.core.schedule import SERIALIZATION_VERSION, PayloadKey, Schedule, argument_names, payload_key
+from hops_timetable.core.schedule import (
+    SERIALIZATION_VERSION,
+    PayloadKey,
+    Schedule,
+    argument_names,
+    payload_key,
+    setting_doc,
+)
 from hops_timetable.core.schedule_words import describe
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 from hops_timetable.croniter_check import check_with_croniter
-from hops_timetable.setting import Setting
 
 if TYPE_CHECKING:
     from airflow.models.dag import DagModel
@@ -58,8 +52,32 @@ _UTC = pendulum.UTC
 _STD_UTC = timezone.utc
 
 
+_T = TypeVar("_T")
+
+
 class HopsTimetableWarning(UserWarning):
     """A setting was accepted but does not do what its name may suggest."""
+
+
+class Setting(Generic[_T]):
+    """A read-only setting: the argument of the same name of the timetable's schedule (documented there)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+        self.__doc__ = setting_doc(name)
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Setting[_T]: ...
+    @overload
+    def __get__(self, obj: HopsworksTimetable, owner: type) -> _T: ...
+    def __get__(self, obj: HopsworksTimetable | None, owner: type) -> Setting[_T] | _T:
+        if obj is None:
+            return self
+        value: _T = obj.schedule.argument(self._name)
+        return value
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"{self._name} is read-only: a timetable never changes after it is built")
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -94,8 +112,7 @@ class HopsworksTimetable(Timetable):
         equal the DAG's) and tells a backfill from the DAG's own schedule exactly; left out, the DAG policy binds the
         DAG's own when Airflow parses the file (:meth:`bound_to`).
 
-    Validated by :meth:`Schedule.build <hops_timetable.core.schedule.Schedule.build>` (an
-    :class:`~hops_timetable.core.validation.ArgumentError` naming the argument); the settings are read-only.
+    A bad argument raises :class:`~hops_timetable.core.validation.ArgumentError` naming it; settings are read-only.
     """
 
     def __init__(
@@ -153,17 +170,14 @@ class HopsworksTimetable(Timetable):
 
     @property
     def schedule(self) -> Schedule:
-        """The schedule this timetable holds."""
         return self._schedule
 
     @property
     def cron_expression(self) -> str:
-        """The cron expression as given."""
         return self._schedule.cron.source
 
     @property
     def cron(self) -> QuartzCron:
-        """The parsed cron expression."""
         return self._schedule.cron
 
     summary = cron_expression
@@ -194,9 +208,8 @@ class HopsworksTimetable(Timetable):
 
     @classmethod
     def deserialize(cls, data: dict[str, Any]) -> HopsworksTimetable:
-        """The timetable :meth:`serialize` wrote *data* for; a payload it cannot read raises
-        :class:`~hops_timetable.core.validation.ArgumentError` naming the key and value
-        (:meth:`~hops_timetable.core.schedule.Schedule.from_payload`), and Airflow fails to load this DAG only."""
+        """The timetable :meth:`serialize` wrote; an unreadable payload raises ``ArgumentError`` naming the key and
+        value, and Airflow fails to load this DAG only."""
         key = payload_key(data)
         if key is not None:
             return _deserialize_shared(cls, key)
@@ -235,11 +248,7 @@ class HopsworksTimetable(Timetable):
 
     def is_range_request(self, restriction: TimeRestriction) -> bool:
         """Whether *restriction* is a backfill's ``TimeRestriction(from, to, catchup=True)`` rather than the DAG's
-        own (same fields, other meanings: an end date excludes fires, a backfill's ``to`` includes logical dates).
-
-        Only a schedule holding the DAG's restriction can tell; one over exactly ``[start_time, end_time]`` of a
-        ``catchup=True`` DAG cannot be told and is read as the DAG's own, as is everything without a held restriction.
-        """
+        own; only a held restriction can tell, and one equal to it is read as the DAG's own (docs/rules.md)."""
         held = self._schedule
         if restriction.latest is None or not restriction.catchup or not held.bound:
             return False
@@ -247,7 +256,6 @@ class HopsworksTimetable(Timetable):
         return bounds != (held.start, held.end) or not held.catchup
 
     def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
-        """The HOPS_* window of the run with this Airflow data interval."""
         start, end = data_interval
         return hops_window(start, end, self.start_time_offset_seconds)
 
