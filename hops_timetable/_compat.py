@@ -1,8 +1,7 @@
 """Every place where hops_timetable touches Airflow beyond its public timetable protocol, and every version split.
 
-Airflow modules are imported inside the functions that need them (Airflow loads the timetable in every component).
-What the scheduler hook calls never raises (the scheduler would silently stop scheduling the DAG): a failed look-up
-answers "unknown" (``None``, or "taken").
+Airflow modules are imported where needed (Airflow loads the timetable in every component). What the scheduler hook
+calls never raises (the scheduler would silently stop scheduling the DAG): a failed look-up answers "unknown".
 """
 
 from __future__ import annotations
@@ -45,14 +44,13 @@ create it unasked, so after a long outage that one stale run is made too (docs/a
 
 
 def serialized_dag(dag_id: str, session: Session) -> Any | None:
-    """The scheduler's deserialized DAG *dag_id*, or ``None``. ``session`` is keyword-only from 3.3."""
+    # ``session`` is keyword-only from 3.3.
     from airflow.models.serialized_dag import SerializedDagModel
 
     return SerializedDagModel.get_dag(dag_id, session=session)
 
 
 def time_restriction(dag: Any) -> TimeRestriction:
-    """The ``TimeRestriction`` Airflow schedules the DAG with: the private ``_time_restriction`` of every 3.x."""
     restriction: TimeRestriction = dag._time_restriction
     return restriction
 
@@ -60,8 +58,7 @@ def time_restriction(dag: Any) -> TimeRestriction:
 def builtin_next_dagrun_info(
     timetable: Timetable, last: DagRunInfo | None, restriction: TimeRestriction
 ) -> DagRunInfo | None:
-    """The run one of Airflow's own timetables makes after *last*, asked as this version's scheduler asks:
-    ``next_dagrun_info_v2`` from 3.2, ``next_dagrun_info`` (the last automated interval) before."""
+    """The run one of Airflow's own timetables makes after *last*, asked as this version's scheduler asks."""
     v2 = getattr(timetable, "next_dagrun_info_v2", None)
     if v2 is not None:
         result: DagRunInfo | None = v2(last_dagrun_info=last, restriction=restriction)
@@ -72,7 +69,7 @@ def builtin_next_dagrun_info(
 
 @contextmanager
 def frozen_builtin_clock(now: datetime) -> Iterator[None]:
-    """Make Airflow's cron timetables see *now* through the ``utcnow`` their modules import (the only way in). Not
+    """Make Airflow's cron timetables see *now* through the ``utcnow`` their modules import (the only way in); not
     thread-safe: for the CLI only."""
     import airflow.timetables.interval as interval_module
     import airflow.timetables.trigger as trigger_module
@@ -90,17 +87,15 @@ def frozen_builtin_clock(now: datetime) -> Iterator[None]:
 
 
 def dag_bag_class() -> Any:
-    """Airflow's ``DagBag``: ``airflow.dag_processing.dagbag`` from 3.2 (the old path then warns), else
-    ``airflow.models.dagbag``."""
     import importlib
 
+    # The old path warns from 3.2.
     module = "airflow.dag_processing.dagbag" if AIRFLOW_VERSION >= (3, 2) else "airflow.models.dagbag"
     return importlib.import_module(module).DagBag
 
 
 def executing_task(context: Mapping[str, Any]) -> Any:
-    """The operator instance about to run: ``context["ti"].task`` on every 3.x (3.0's ``context["task"]`` is the
-    parsed task, not the rendered copy that runs), else ``context["task"]``."""
+    """The operator instance about to run: 3.0's ``context["task"]`` is the parsed task, not the rendered copy."""
     task = getattr(context.get("ti"), "task", None)
     return task if task is not None else context["task"]
 
@@ -136,9 +131,8 @@ def fail_without_retries(error: BaseException) -> BaseException:
 
 
 def _scheduler_look_up(dag_model: Any, what: str, look_up: Callable[[Session], _T], unknown: _T) -> _T:
-    """*look_up* in the scheduler's own open session *dag_model* was loaded in (a second one would wait on SQLite's
-    write lock this one holds, and would not see the runs this scheduler loop has just added); *unknown* when it
-    cannot be done."""
+    """*look_up* in the session *dag_model* was loaded in (a second one would wait on SQLite's write lock this one
+    holds, and miss the runs this scheduler loop has just added); *unknown* when it cannot be done."""
     from sqlalchemy.orm import object_session
 
     session = object_session(dag_model)
@@ -152,8 +146,8 @@ def _scheduler_look_up(dag_model: Any, what: str, look_up: Callable[[Session], _
 
 
 def logical_date_taken(dag_model: Any, logical_date: datetime) -> bool:
-    """Whether a run of the DAG has this logical date; "taken" when it cannot be told, so that the caller keeps the
-    run Airflow itself has checked."""
+    """Whether a run of the DAG has this logical date; "taken" when it cannot be told (the caller then keeps the run
+    Airflow itself has checked)."""
     from airflow.models.dagrun import DagRun
     from sqlalchemy import select
 
@@ -174,7 +168,7 @@ def stored_time_restriction(dag_model: Any) -> TimeRestriction | None:
 
 
 def params_dict(params: Mapping[str, Any]) -> Any:
-    """Airflow's ``ParamsDict`` of *params*: exported from ``airflow.sdk`` from 3.1 only."""
+    # Exported from ``airflow.sdk`` from 3.1 only.
     from airflow.sdk.definitions.param import ParamsDict
 
     return ParamsDict(dict(params))
@@ -190,9 +184,8 @@ HAS_REACT_APPS: bool = AIRFLOW_VERSION >= (3, 1)
 
 
 async def api_user(request: Any) -> Any:
-    """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403); on 3.0,
-    whose ``get_user`` reads no cookie, falling back to the session cookie as later minors do (3.0's pages are
-    opened by URL in a logged-in browser)."""
+    """The caller of *request*, authenticated as Airflow's REST API does, or an ``HTTPException`` (401/403); 3.0's
+    ``get_user`` reads no cookie, so it is read here as later minors do (3.0's pages are opened by URL)."""
     import airflow.api_fastapi.core_api.security
     from airflow.api_fastapi.auth.managers.base_auth_manager import COOKIE_NAME_JWT_TOKEN
 
@@ -207,7 +200,7 @@ async def api_user(request: Any) -> Any:
 
 
 def api_base_path() -> str:
-    """The path of ``[api] base_url`` (``""`` or ``/prefix``): where Airflow's UI and its plugins' apps are served."""
+    """The path of ``[api] base_url`` (``""`` or ``/prefix``) Airflow's UI and its plugins' apps are served at."""
     from urllib.parse import urlsplit
 
     from airflow.configuration import conf
@@ -227,7 +220,6 @@ def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False
 
 
 def readable_dag_ids(user: Any, session: Session) -> set[str]:
-    """The DAG ids *user* may read, from Airflow's auth manager."""
     from airflow.api_fastapi.app import get_auth_manager
 
     found: set[str] = get_auth_manager().get_authorized_dag_ids(user=user, method="GET", session=session)
@@ -249,7 +241,7 @@ def metadata_session() -> Iterator[Session]:
 
 
 def dag_pause_flags(session: Session, dag_id: str | None = None) -> list[tuple[str, bool]]:
-    """``(dag_id, is_paused)`` of every DAG Airflow knows, or of *dag_id* only, sorted by id."""
+    """``(dag_id, is_paused)`` of every DAG, or of *dag_id* only, sorted by id."""
     from airflow.models.dag import DagModel
     from sqlalchemy import select
 

@@ -17,38 +17,27 @@ _FALSE = frozenset({"false", "f", "0", "no", "off"})
 
 @dataclass(frozen=True)
 class Settings:
-    """Each option of the section, with its default."""
+    """Each option of the section, with its default (what each does: docs/deployment.md)."""
 
     dag_policy: bool = True
-    """Whether the DAG policy (:mod:`hops_timetable.policy`) binds and checks each ``HopsworksTimetable`` DAG."""
-
     tab_upcoming_windows: int = 5
-    """How many upcoming windows the Hopsworks tab lists."""
-
     tab_kept_dags: int = 64
-    """How many DAGs' folded runs the api-server keeps between views (the most recently viewed)."""
-
     tab_kept_pages: int = 16
-    """How many worked-out tab pages the api-server keeps (the most recently shown)."""
-
     tab_snapshots: bool = True
-    """Whether the api-server writes each DAG's folded runs to disk and takes them up when it starts again."""
-
-    tab_snapshot_dir: str = ""
-    """Where those snapshots are written; empty: ``hops_timetable/tab-runs`` in ``AIRFLOW_HOME``."""
+    tab_snapshot_dir: str = ""  # empty: ``hops_timetable/tab-runs`` in ``AIRFLOW_HOME``
 
 
 def _read(name: str, default: bool | int | str, text: str) -> bool | int | str:
-    value = text.strip().lower()
+    value = text.strip()
     if isinstance(default, str):
-        return text.strip()
+        return value
     if isinstance(default, bool):
-        if value in _TRUE | _FALSE:
-            return value in _TRUE
+        if value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
         expected = "True or False"
+    elif value.isdigit() and int(value) >= 1:
+        return int(value)
     else:
-        if value.isdigit() and int(value) >= 1:
-            return int(value)
         expected = "a whole number >= 1"
     raise ArgumentError(
         f"[{SECTION}] {name}", text, f"[{SECTION}] {name}={text!r} is invalid: expected {expected} (default {default})"

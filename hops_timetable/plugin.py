@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -17,14 +18,11 @@ class _TabAttribute:
     in every process that loads plugins cost 1.2-1.6 s of CPU each (docs/performance.md)."""
 
     def __init__(self, build: Callable[[], list[dict[str, Any]]]) -> None:
-        self._build = build
-        self._value: list[dict[str, Any]] | None = None
+        self._build = functools.cache(build)
 
     def __get__(self, instance: object, owner: type | None = None) -> list[dict[str, Any]]:
         # Airflow reads plugin attributes on the class (3.1 on) or on an instance (3.0): both land here.
-        if self._value is None:
-            self._value = self._build()
-        return self._value
+        return self._build()
 
 
 def _apps() -> list[dict[str, Any]]:

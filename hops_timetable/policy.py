@@ -1,10 +1,7 @@
 """The DAG policy (entry point ``airflow.policy``) that gives every ``HopsworksTimetable`` its DAG's restriction.
 
-A timetable tells a backfill's range from the DAG's own restriction only when it knows the latter: ``hops_schedule``
-passes it, ``schedule=HopsworksTimetable(...)`` does not, so the policy binds it. It also refuses a schedule that can
-never run within the DAG's dates, and a ``HopsworksTimetable`` wrapped in another timetable. For a DAG without the
-timetable it costs one dictionary look-up. ``[hops_timetable] dag_policy = False`` switches it off (DAGs not written
-with ``hops_schedule`` then take a backfill's range for their own).
+A timetable tells a backfill's range from the DAG's own restriction only when it holds the latter, which
+``schedule=HopsworksTimetable(...)`` does not pass (docs/deployment.md, "The DAG policy").
 """
 
 from __future__ import annotations

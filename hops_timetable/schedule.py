@@ -1,10 +1,5 @@
-"""``hops_schedule``: a DAG's scheduling arguments written with Hopsworks' own names.
-
-It mirrors ``job.schedule(...)`` of the Hopsworks Python API and returns the keyword arguments of ``@dag``/``DAG``::
-
-    @dag(dag_id="feature_pipeline", **hops_schedule(cron_expression="0 0 * ? * * *",
-                                                    start_time=datetime(2026, 1, 1, tzinfo=timezone.utc)))
-"""
+"""``hops_schedule``: a DAG's scheduling arguments with the names of Hopsworks' ``job.schedule(...)``, as the keyword
+arguments of ``@dag``/``DAG`` (``@dag(dag_id="d", **hops_schedule(cron_expression="0 0 * ? * * *"))``)."""
 
 from __future__ import annotations
 
