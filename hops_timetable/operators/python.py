@@ -54,19 +54,11 @@ class _HopsDecoratedOperator(DecoratedOperator, HopsPythonOperator):
     def __init__(self, *, python_callable: Callable[..., Any], op_args: Any, op_kwargs: Any, **kwargs: Any) -> None:
         # DecoratedOperator keeps its own copy of the call arguments and hands these on to PythonOperator.
         upstream = {"python_callable": python_callable, "op_args": op_args, "op_kwargs": op_kwargs}
-        super().__init__(
-            kwargs_to_upstream=upstream,
-            python_callable=python_callable,
-            op_args=op_args,
-            op_kwargs=op_kwargs,
-            **kwargs,
-        )
+        super().__init__(kwargs_to_upstream=upstream, **upstream, **kwargs)
 
 
 def hops_task(
-    python_callable: Callable[..., Any] | None = None,
-    multiple_outputs: bool | None = None,
-    **kwargs: Any,
+    python_callable: Callable[..., Any] | None = None, multiple_outputs: bool | None = None, **kwargs: Any
 ) -> TaskDecorator:
     """``@task`` for Hopsworks job code: the function runs as a :class:`HopsPythonOperator`
     (``@hops_task(task_id="...", legacy_args="start_time", env={...})``)."""

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from hops_timetable._compat import executing_task, fail_without_retries
@@ -51,11 +51,10 @@ class HopsFields:
 
 
 def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The ``HOPS_*`` variables of the task's DAG run (:func:`~hops_timetable.core.conf_window.resolve_run_window`),
-    read from the run's own record and the DAG's timetable (``context["data_interval_start"]`` lacks a run without
-    a logical date); *explicit*: the environment the DAG author set on the operator. A bad ``conf["hops_window"]``
-    or a scheduled or backfill run without a window raises, also as an ``AirflowFailException``: retrying cannot
-    mend the run's window."""
+    """The ``HOPS_*`` variables of the task's DAG run (:func:`~hops_timetable.core.conf_window.resolve_run_window`);
+    *explicit*: the environment the DAG author set on the operator. A bad ``conf["hops_window"]``, or a scheduled or
+    backfill run without a window, raises, also as an ``AirflowFailException``: retrying cannot mend it."""
+    # The run's own record, not context["data_interval_start"], which a run without a logical date lacks.
     dag_run = context.get("dag_run")
     dag = context.get("dag")
     if dag is None:
@@ -85,46 +84,30 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
 
 
 def with_hops_env(env: Mapping[str, str], values: Mapping[str, str]) -> dict[str, str]:
-    """*env* with its ``HOPS_*`` entries replaced by *values*."""
     return {**{key: value for key, value in env.items() if key not in HOPS_ENV_KEYS}, **values}
-
-
-def _set_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str | None]:
-    """Make ``os.environ`` hold exactly the ``HOPS_*`` of *values*, and *extra*; what to restore, saved first."""
-    saved = {key: os.environ.get(key) for key in {*HOPS_ENV_KEYS, *(extra or {}), *values}}
-    try:
-        for key in HOPS_ENV_KEYS:
-            os.environ.pop(key, None)
-        os.environ.update({**(extra or {}), **values})
-    except BaseException:
-        _restore_environ(saved)
-        raise
-    return saved
-
-
-def _restore_environ(saved: Mapping[str, str | None]) -> None:
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
 
 
 @contextmanager
 def hops_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = None) -> Iterator[None]:
     """Within the block, ``os.environ`` holds exactly the ``HOPS_*`` entries of *values* (others are removed) and
     the entries of *extra*; afterwards every touched variable is back as it was, also when the block raises."""
-    saved = _set_environ(values, extra)
+    saved = {key: os.environ.get(key) for key in {*HOPS_ENV_KEYS, *(extra or {}), *values}}
     try:
+        for key in HOPS_ENV_KEYS:
+            os.environ.pop(key, None)
+        os.environ.update({**(extra or {}), **values})
         yield
     finally:
-        _restore_environ(saved)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 @contextmanager
 def job_argv(arguments: Sequence[str] | None) -> Iterator[None]:
-    """Within the block, ``sys.argv`` is ``[sys.argv[0], *arguments]``, as a job started with those arguments
-    sees it; ``None`` leaves ``sys.argv`` alone. Restored afterwards."""
+    """Within the block, ``sys.argv`` is ``[sys.argv[0], *arguments]`` (``None``: left alone)."""
     if arguments is None:
         yield
         return
@@ -136,33 +119,17 @@ def job_argv(arguments: Sequence[str] | None) -> Iterator[None]:
         sys.argv = saved
 
 
-# What inject_hops_env changed and restore_hops_env puts back. post_execute is skipped when execute raises, so
-# the next injection in the same process first undoes a leftover one.
-_pending_environ: dict[str, str | None] | None = None
-_pending_attributes: list[tuple[Any, str, Any]] = []
-
-
-def _undo_pending() -> None:
-    global _pending_environ
-    if _pending_environ is not None:
-        _restore_environ(_pending_environ)
-        _pending_environ = None
-    while _pending_attributes:
-        task, name, original = _pending_attributes.pop()
-        setattr(task, name, original)
+# What inject_hops_env changed, undone by restore_hops_env. post_execute is skipped when execute raises, so the next
+# injection in the same process first undoes a leftover one.
+_pending = ExitStack()
 
 
 def inject_hops_env(context: Mapping[str, Any]) -> None:
-    """Make any operator run with the ``HOPS_*`` variables: use it as ``pre_execute=inject_hops_env``.
-
-    When the operator has a dict-valued ``env``, ``env_vars`` or ``environment`` attribute (or a list of
-    Kubernetes ``V1EnvVar``), the values are merged into a copy of it: ``HOPS_*`` entries already there count as
-    set by the DAG author. Otherwise they are set in ``os.environ``. Pair it with
-    ``post_execute=restore_hops_env`` so that nothing leaks into a later task of the same process; when the task
-    fails, post_execute does not run, and the next injection in the process undoes the leftover first.
-    """
-    global _pending_environ
-    _undo_pending()
+    """Make any operator run with the ``HOPS_*`` variables: use it as ``pre_execute=inject_hops_env``, paired with
+    ``post_execute=restore_hops_env``. Merged into a copy of the operator's ``env``, ``env_vars`` or ``environment``
+    (a dict or a list of Kubernetes ``V1EnvVar``; its ``HOPS_*`` entries count as the DAG author's), else set in
+    ``os.environ``; the next injection in the process first undoes a failed task's leftover."""
+    _pending.close()
     task = executing_task(context)
     for name in _ENV_ATTRIBUTES:
         current = getattr(task, name, None)
@@ -173,19 +140,18 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
             merged = _merge_env_var_list(context, current)
         else:
             continue
-        _pending_attributes.append((task, name, current))
+        _pending.callback(setattr, task, name, current)
         setattr(task, name, merged)
         return
-    _pending_environ = _set_environ(hops_env(context))
+    _pending.enter_context(hops_environ(hops_env(context)))
 
 
 def restore_hops_env(context: Mapping[str, Any], result: Any = None) -> None:
     """Undo :func:`inject_hops_env`; use it as ``post_execute=restore_hops_env``."""
-    _undo_pending()
+    _pending.close()
 
 
 def _merge_env_var_list(context: Mapping[str, Any], current: list[Any]) -> list[Any]:
-    """Merge into a KubernetesPodOperator-style list of ``V1EnvVar(name=..., value=...)``."""
     explicit = {item.name: item.value for item in current if isinstance(item.value, str)}
     values = hops_env(context, explicit=explicit)
     if current:
