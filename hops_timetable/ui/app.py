@@ -1,9 +1,8 @@
 """The Hopsworks tab: a FastAPI app the plugin mounts on Airflow's api-server at :data:`URL_PREFIX`.
 
-The ``/api/...`` routes serve the tab's React app (``frontend/``, built into :data:`BUNDLE`) and ``audit``; the
-``/dags/...`` routes are the plain pages of Airflow 3.0, whose UI shows no plugin tab. Every route authenticates as
-Airflow's REST API does, and a DAG's routes check read access to it before they look it up, so that a 401/403 says
-nothing about the DAG. Nothing here writes a run.
+``/api/...`` serves the tab's React app (built into :data:`BUNDLE`) and ``audit``; ``/dags/...`` the plain pages of
+Airflow 3.0, which shows no plugin tab. Every route authenticates as Airflow's REST API does and checks read access
+to a DAG before looking it up, so that a 401/403 says nothing about the DAG. Nothing here writes a run.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timezone
 from pathlib import Path as PathLib
 from typing import TYPE_CHECKING, Annotated, Any
@@ -71,17 +70,14 @@ async def _user(request: Request) -> Any:
     return await _compat.api_user(request)
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    return None if value is None else as_utc(value)
-
-
 def _settings(dag: Any) -> Schedule:
     """The DAG's schedule within the DAG's own restriction (a stored schedule, not validated again)."""
     timetable: HopsworksTimetable = dag.timetable
+    start, end = getattr(dag, "start_date", None), getattr(dag, "end_date", None)
     return dataclasses.replace(
         timetable.schedule,
-        start=_utc(getattr(dag, "start_date", None)),
-        end=_utc(getattr(dag, "end_date", None)),
+        start=None if start is None else as_utc(start),
+        end=None if end is None else as_utc(end),
         catchup=bool(getattr(dag, "catchup", False)),
         bound=True,
     )
@@ -104,7 +100,7 @@ def _load(session: Session, dag_id: str) -> tuple[Schedule, bool | None]:
 
 
 def _legacy_modes(dag: Any) -> dict[Any, list[str]]:
-    """The ``legacy_args`` modes the DAG's tasks pass, with their task ids (a mapped task's among its partial ones)."""
+    # A mapped task holds its legacy_args among its partial kwargs.
     modes: dict[Any, list[str]] = {}
     for task in getattr(dag, "tasks", ()):
         mode = getattr(task, "legacy_args", None) or (getattr(task, "partial_kwargs", None) or {}).get("legacy_args")
@@ -121,8 +117,8 @@ _HISTORIES: OrderedDict[tuple[str, Schedule, int], History] = OrderedDict()
 
 
 def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime, page: int) -> DagPage:
-    """:func:`build_page`, or the one worked out before from the same runs at an instant that sees them alike
-    (:func:`now_key`), moved to *now*: a page shown again costs the reading of its own runs."""
+    """:func:`build_page`, or the one worked out from the same runs at an instant that sees them alike
+    (:func:`now_key`), moved to *now*."""
     key = (dag_id, settings, runs.version, page, now_key(settings.policy(), now))
     with _PAGES_LOCK:
         kept = _PAGES.get(key)
@@ -148,8 +144,7 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
 
 
 def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | None:
-    """The history last worked out for this page of the DAG, else for the nearest newer page, else the nearest
-    older one: carried over up to where their runs part."""
+    """The history last worked out for this page, else the nearest newer page's, else the nearest older one's."""
     shown = {q: h for (d, s, q), h in _HISTORIES.items() if (d, s) == (dag_id, settings)}
     nearest = min(shown, key=lambda q: (max(q, page), q != page), default=None)
     return None if nearest is None else shown[nearest]
@@ -228,6 +223,22 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
 RUNS_PAGE = 5_000  # the most runs one answer of GET /api/dags/{dag_id}/runs holds
 
 
+def _iso(value: Any) -> str | None:
+    found = tab_runs.when(value)
+    return None if found is None else found.isoformat()
+
+
+# Each field read straight from the driver's column (no RunRecord, no SQLAlchemy datetime conversion): many times
+# faster.
+_RUN_FIELDS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("dag_run_id", str),
+    ("run_type", tab_runs.enum_text),
+    ("state", tab_runs.enum_text),
+    *((name, _iso) for name in ("run_after", "logical_date", "data_interval_start", "data_interval_end", "queued_at")),
+    ("conf", tab_runs.conf_of),
+)
+
+
 @app.get("/api/dags/{dag_id}/runs")
 def runs_page(
     dag_id: str,
@@ -242,26 +253,7 @@ def runs_page(
     _compat.require_dag_read(request, user, dag_id, runs=True)
     _dag(session, dag_id)
     rows = list(tab_runs.raw_run_rows(session, dag_id, after_id=after, limit=limit))
-
-    def iso(value: Any) -> str | None:
-        found = tab_runs.when(value)
-        return None if found is None else found.isoformat()
-
-    # Straight from the driver's columns (no RunRecord, no SQLAlchemy datetime conversion): many times faster.
-    runs = [
-        {
-            "dag_run_id": run_id,
-            "run_type": tab_runs.enum_text(run_type),
-            "state": tab_runs.enum_text(state),
-            "run_after": iso(run_after),
-            "logical_date": iso(logical_date),
-            "data_interval_start": iso(start),
-            "data_interval_end": iso(end),
-            "queued_at": iso(queued_at),
-            "conf": tab_runs.conf_of(conf),
-        }
-        for _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf in rows
-    ]
+    runs = [{name: read(value) for (name, read), value in zip(_RUN_FIELDS, row[1:], strict=True)} for row in rows]
     return JSONResponse({"dag_runs": runs, "next": int(rows[-1][0]) if len(rows) == limit else None})
 
 
@@ -313,7 +305,6 @@ def window_runs(
 
 
 async def _body(request: Request) -> bytes:
-    """The request's body, read no further than ``window_form.MAX_BODY`` (413 beyond)."""
     raw = b""
     async for chunk in request.stream():
         raw += chunk

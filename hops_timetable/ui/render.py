@@ -98,7 +98,6 @@ def _fire_table(cov: Mapping[str, Any], dag_id: str) -> str:
 
 
 def _spans_table(title: str, cov: Mapping[str, Any], table_id: str) -> str:
-    """The page's *table_id* spans (at most :data:`SPAN_ROWS`), the newest first, and how many there are in all."""
     items = cov[table_id][::-1]
     if not items:
         return ""
@@ -158,7 +157,6 @@ def build_page(
 
 
 def _meets(page: DagPage, start: datetime, end: datetime) -> bool:
-    """Whether ``[start, end)`` meets this page's windows."""
     fires = page.coverage.fires
     return bool(fires) and start < fires[-1].window.end and fires[0].window.start < end
 
@@ -242,8 +240,7 @@ def settings_json(settings: Schedule, paused: bool | None) -> dict[str, Any]:
 
 
 def dag_page(data: Mapping[str, Any]) -> str:
-    """The plain page of :func:`dag_data`: schedule in words, the next windows, the verdict, one page of fires with
-    the spans among them, and the older history summarized."""
+    """The plain page of :func:`dag_data`, every value escaped."""
     dag_id, cov = data["dag_id"], data["coverage"]
     words = "".join(f"<li>{escape(line)}</li>" for line in data["words"])
     nxt = "".join(

@@ -75,7 +75,6 @@ def _legacy(facts: RunFacts) -> list[dict[str, Any]]:
 
 
 def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
-    """The run as the tab shows it."""
     item, run = facts.item, facts.item.run
     return {
         "dag_id": dag_id,
@@ -93,7 +92,7 @@ def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
 
 
 def run_page(dag_id: str, facts: RunFacts) -> str:
-    """The plain page of the run: the rows of :func:`run_json`, escaped."""
+    """The plain page of :func:`run_json`, every value escaped."""
     data = run_json(dag_id, facts)
     interval = "none"
     if data["data_interval_start"] is not None:
