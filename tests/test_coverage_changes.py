@@ -1,4 +1,4 @@
-"""A history carried over from the one worked out before (``history(previous=...)``, ``core/coverage/changes``): it
+"""A history carried over from the one worked out before (``history(previous=...)``, ``core/coverage/history``): it
 reads exactly as the history worked out from scratch, whatever changed, and costs what changed."""
 
 from __future__ import annotations

@@ -46,10 +46,7 @@ class Audited:
         data = replace(cov, runs=_near_runs(cov)).as_json()
         samples = [(s.count, s.sample) for s in hist.stretches]
         data.update(
-            complete=hist.complete,
-            ok=hist.ok,
-            verdict=hist.verdict(),
-            counts=hist.counts(),
+            hist.summary(),
             expected_windows=sum(n for n, f in samples if f.expected),
             missing_windows=sum(n for n, f in samples if f.expected and not f.covered),
             dropped_by_design=sum(n for n, f in samples if f.by_design and not f.covered),

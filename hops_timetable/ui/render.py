@@ -296,10 +296,7 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
 
     data.update(
         {
-            "complete": hist.complete,
-            "ok": hist.ok,
-            "verdict": hist.verdict(),
-            "counts": hist.counts(),
+            **hist.summary(),
             "gaps": data["gaps"][-SPAN_ROWS:],
             "dropped": data["dropped"][-SPAN_ROWS:],
             "gaps_total": len(hist.gaps),
