@@ -20,8 +20,8 @@ from airflow.timetables.base import DagRunInfo, DataInterval, TimeRestriction, T
 
 from hops_timetable import _compat
 from hops_timetable.core.catchup import After, CatchupPolicy, Run
+from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import (
     SERIALIZATION_VERSION,
     PayloadKey,
@@ -303,7 +303,7 @@ class HopsworksTimetable(Timetable):
         self, *, run_type: DagRunType, run_after: pendulum.DateTime, data_interval: DataInterval | None, **extra: Any
     ) -> str:
         """Airflow's run id; a scheduled run's also carries its HOPS offset, so that its window stays the one it was
-        made for when the offset is edited later (:mod:`hops_timetable.core.run_offset`)."""
+        made for when the offset is edited later (:mod:`hops_timetable.core.conf_window`)."""
         run_id: str = super().generate_run_id(
             run_type=run_type, run_after=run_after, data_interval=data_interval, **extra
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.coverage import RunRecord
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.run_offset import mark_offset
 
 UTC = timezone.utc
 HOUR = timedelta(hours=1)

@@ -12,8 +12,8 @@ from runs_by_hand import HOURLY, START, at, manual, scheduled
 from test_coverage_history import schedules
 
 from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.coverage import Blocks, Coverage, RunRecord, coverage, history, split_blocks
-from hops_timetable.core.run_offset import mark_offset
 
 
 def _facts(cov: Coverage) -> dict[str, object]:

@@ -18,7 +18,7 @@ from airflow.timetables.base import TimeRestriction
 from support import HOURLY, utc
 
 from hops_timetable import hops_schedule
-from hops_timetable.core.run_offset import mark_offset
+from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.window import HOPS_ENV_KEYS
 from hops_timetable.operators import (
     HopsBashOperator,

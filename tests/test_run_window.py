@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 from test_operators_env import runtime_run
 
 from hops_timetable import HopsworksTimetable, hops_schedule
-from hops_timetable.core.conf_window import RunWindowError
-from hops_timetable.core.run_offset import mark_offset, marked_offset
+from hops_timetable.core.conf_window import RunWindowError, mark_offset, marked_offset
 from hops_timetable.core.window import format_hops_time
 from hops_timetable.operators import hops_env
 

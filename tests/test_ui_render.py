@@ -11,9 +11,9 @@ from html import unescape
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from hops_timetable.core.catchup import CatchupPolicy
+from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
-from hops_timetable.core.run_offset import mark_offset
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.schedule_words import sentences as schedule_in_words
 from hops_timetable.core.window import window_rule

@@ -1,4 +1,5 @@
-"""Which ``HOPS_*`` values a task sees: the per-run window from ``conf``, the author's values, the scheduler's window.
+"""Which ``HOPS_*`` values a task sees: the per-run window from ``conf``, the author's values, the scheduler's window
+moved by the offset the run was made with (carried in its run id).
 
 ``dag_run.conf["hops_window"]`` is written by whoever may trigger the DAG, so it is parsed strictly and only
 canonical ``YYYY-MM-DDTHH:MM:SSZ`` strings of the parsed values are emitted, never the raw text.
@@ -11,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from hops_timetable.core.run_offset import marked_offset
 from hops_timetable.core.time_text import EXPECTED, TimeTextError, parse_time
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError, HopsTimetableError, short_repr
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, as_utc, format_hops_time, hops_window
@@ -93,6 +93,27 @@ class RunWindowError(HopsTimetableError, ValueError):
 
 
 Replay = Callable[[datetime], "HopsWindow | None"]  # the scheduled run's window of a logical date, if any
+
+
+# The HOPS offset a scheduled run was made with, carried in its run id (Airflow keeps no other record of it, and a
+# run cleared after an offset edit must keep its window): ``scheduled__2026-01-01T10:00:00+00:00__hops_offset_3600s``.
+# A run made with none keeps Airflow's exact id, which dashboards and scripts expect.
+MARKER: Final = "__hops_offset_"
+# Digits only, as mark_offset writes them: an id edited by hand into anything else is not read as marked.
+_MARKED = re.compile(r"__hops_offset_(0|[1-9][0-9]{0,9})s\Z", re.ASCII)
+
+
+def mark_offset(run_id: str, offset_seconds: int | None) -> str:
+    """*run_id* with the offset the run is made with; *run_id* itself when there is none (``None`` or 0)."""
+    return f"{run_id}{MARKER}{offset_seconds}s" if offset_seconds else run_id
+
+
+def marked_offset(run_id: object) -> int | None:
+    """The offset :func:`mark_offset` wrote into *run_id*; ``None`` for an id without one."""
+    if not isinstance(run_id, str):
+        return None
+    match = _MARKED.search(run_id)
+    return None if match is None else int(match.group(1))
 
 
 def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:

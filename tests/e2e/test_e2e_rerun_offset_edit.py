@@ -17,7 +17,7 @@ from harness import StackFactory, floor_to, utcnow
 from rerun_dags import hops, records, window, write
 from test_e2e_entry_points import scheduler_tracebacks
 
-from hops_timetable.core.run_offset import marked_offset
+from hops_timetable.core.conf_window import marked_offset
 
 # The window a run id carries is the package's own rule, read alike on every minor: the development minor runs it.
 pytestmark = [pytest.mark.e2e, pytest.mark.one_minor]
