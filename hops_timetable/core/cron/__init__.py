@@ -7,7 +7,7 @@ Airflow (through croniter) fires them. Text is parsed once (:func:`.syntax.parse
 """
 
 from hops_timetable.core.cron.engine import QuartzCron, parse_shared
-from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.form import LAST_YEAR, MAX_YEAR, MIN_YEAR, Dialect
+from hops_timetable.core.cron.reader import CronSyntaxError
 
 __all__ = ["LAST_YEAR", "MAX_YEAR", "MIN_YEAR", "CronSyntaxError", "Dialect", "QuartzCron", "parse_shared"]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import unicodedata
 
-from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.form import DOM, DOW, HOUR, MIN, MON, PRESETS, TOKEN, Dialect, ParsedCron
 from hops_timetable.core.cron.quartz import parse_quartz
-from hops_timetable.core.cron.reader import FieldReader, Place
+from hops_timetable.core.cron.reader import CronSyntaxError, FieldReader, Place
 from hops_timetable.core.cron.unix import parse_unix
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 
 from hops_timetable.core.cron import form
-from hops_timetable.core.cron.errors import CronSyntaxError
 from hops_timetable.core.cron.form import ALL, ANY, Dialect, Item, ItemKind, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.reader import FieldReader, Place, compress, listed
+from hops_timetable.core.cron.reader import CronSyntaxError, FieldReader, Place, compress, listed
 
 
 def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: Dialect) -> ParsedCron:
