@@ -13,7 +13,7 @@ import pytest
 
 from hops_timetable.core.cron import CronSyntaxError, QuartzCron
 from hops_timetable.core.cron.form import ALL, ANY, Item, ItemKind, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.syntax import parse
+from hops_timetable.core.cron.quartz import parse
 
 K = ItemKind
 # Python weekday numbers (Monday = 0), as the day rules hold them.

@@ -2,7 +2,7 @@
 
 The dialect is the common ground of Quartz 2.3.2 and cron-utils 9.2.1 (``CronType.QUARTZ``), which the Hopsworks
 job scheduler runs; constructs on which those engines disagree are refused. 5-field cron and the presets fire as
-Airflow (through croniter) fires them. Text is parsed once (:func:`.syntax.parse`) into a frozen form that
+Airflow (through croniter) fires them. Text is parsed once (:func:`.quartz.parse`) into a frozen form that
 :mod:`.engine` evaluates and :mod:`.explain` tells in English.
 """
 

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from hops_timetable.core.cron import explain
 from hops_timetable.core.cron.form import LAST_YEAR, MIN_YEAR, UTC, Dialect, MonthDays, ParsedCron, WeekDays
-from hops_timetable.core.cron.syntax import parse
+from hops_timetable.core.cron.quartz import parse
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError
 
 # (year, month, day, hour, minute, second)

@@ -1,6 +1,6 @@
 """Reading the text of one field: values, names, ranges, steps and lists, in both dialects, and how a refusal is
 worded (:class:`CronSyntaxError`, the error every refused expression raises). The day specials are :mod:`.quartz`'s
-and :mod:`.unix`'s; the whole expression is :mod:`.syntax`'s."""
+and :mod:`.unix`'s; the whole expression is :func:`.quartz.parse`'s."""
 
 from __future__ import annotations
 
