@@ -20,8 +20,6 @@ from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES, offset_made_wit
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 
-__all__ = ["Blocks", "RunBlock", "split_blocks"]
-
 
 @dataclass(frozen=True)
 class RunBlock:
@@ -92,18 +90,12 @@ class Blocks:
         self.offset = offset
         self.tail = tail
         self.keep_ids = keep_ids
-        self.singles: list[RunRecord] = []
-        self.blocks: list[RunBlock] = []
         self._ids: list[str] = []
         self._held: deque[RunRecord] = deque()
-        self._newest: datetime | None = None  # the newest fire held or in a block
-        # The newest block's kind, last fire, run count and last run id, ahead of blocks[-1] until _flush: a
-        # RunBlock built again for every run joined cost more than the rest of a run's fold.
-        self._kind: tuple[str, str] | None = None
-        self._last_fire: datetime | None = None
-        self._count = 0
-        self._last_id = ""
-        self._last_queued: datetime | None = None
+        self.singles: list[RunRecord]
+        self.blocks: list[RunBlock]
+        self._newest: datetime | None  # the newest fire held or in a block
+        self.resume([], [], None)
         self._trusting = False
         self._sound = True
 
@@ -164,11 +156,8 @@ class Blocks:
             self.add((RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf),))
             return
         self._newest = fire
-        if not self._linked(run_type, state, start, fire, run_id, queued_at):
-            if self._last_fire is not None and start < self._last_fire:
-                self.singles.append(RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf))
-            else:
-                self._open(run_type, state, start, fire, queued_at, run_id)
+        if not self._fold(run_type, state, start, fire, run_id, queued_at):
+            self.singles.append(RunRecord(run_id, run_type, state, fire, start, start, fire, queued_at, conf))
 
     def replace(self, run_id: str, fire: datetime | None, record: RunRecord | None) -> None:
         """The run *run_id* (at *fire*, for a scheduled or backfill run) changed to *record*, or was deleted (``None``):
@@ -186,6 +175,8 @@ class Blocks:
         """Take up where a builder left off whose :meth:`finish` gave *singles* and *blocks* (without *tail* or
         *keep_ids*), *newest* its ``newest``: the runs added from now on fold as they would have into that one."""
         self.singles, self.blocks, self._newest = singles, blocks, newest
+        # The newest block's kind, last fire, run count, last run id and queued_at, ahead of blocks[-1] until _flush:
+        # a RunBlock built again for every run joined cost more than the rest of a run's fold.
         top = self.blocks[-1] if self.blocks else None
         self._kind = None if top is None else (top.run_type, top.state)
         self._last_fire = None if top is None else top.last_fire
@@ -230,42 +221,33 @@ class Blocks:
     def _join(self, run: RunRecord) -> None:
         start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
         queued = None if run.queued_at is None else as_utc(run.queued_at)
-        if self._linked(run.run_type, run.state, start, fire, run.run_id, queued):
-            return
-        if self._last_fire is not None and start < self._last_fire:
-            # Its window would meet the block's: whole, so that no window of a block is another's.
+        if not self._fold(run.run_type, run.state, start, fire, run.run_id, queued):
             self.singles.append(run)
-            return
-        self._open(run.run_type, run.state, start, fire, queued, run.run_id)
 
-    def _linked(
+    def _fold(
         self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str, queued: datetime | None
     ) -> bool:
-        """Whether the run joins the newest block (joined if so): its kind, its interval starting at the block's
-        last fire, and its fire the one after."""
+        """Join the run to the newest block (its kind, its interval starting at the block's last fire, its fire the
+        one after) or open a block with it; False when it is to be kept whole: its window would meet the block's,
+        and no window of a block is another's."""
         cron = self.policy.cron
         if (
             self._kind == (run_type, state)
             and start == self._last_fire
             and (cron.matches(fire) if self._trusting else cron.next_after(start) == fire)
         ):
-            self._last_fire = fire
-            self._count += 1
-            self._last_id = run_id
-            self._last_queued = queued
+            self._last_fire, self._count, self._last_id, self._last_queued = fire, self._count + 1, run_id, queued
             if self.keep_ids:
                 self._ids.append(run_id)
             return True
-        return False
-
-    def _open(
-        self, run_type: str, state: str, start: datetime, fire: datetime, queued: datetime | None, run_id: str
-    ) -> None:
+        if self._last_fire is not None and start < self._last_fire:
+            return False
         self._seal()
         self.blocks.append(RunBlock(run_type, state, start, fire, fire, 1, queued, run_id, run_id, last_queued=queued))
         self._ids = [run_id]
         self._kind, self._last_fire, self._count, self._last_id = (run_type, state), fire, 1, run_id
         self._last_queued = queued
+        return True
 
     def _flush(self) -> None:
         """blocks[-1] as the runs joined since it was built say."""
@@ -321,16 +303,6 @@ def split_blocks(blocks: Sequence[RunBlock], lo: datetime, hi: datetime, policy:
             count = cron.count_between(after, block.last_fire)
             ids = None if block.run_ids is None else block.run_ids[-count:]
             first_id = block.run_id(after, policy) or f"{block.last_id} - {count - 1}"
-            start = block.interval_start(after, policy)
-            out.append(
-                replace(
-                    block,
-                    first_start=start,
-                    first_fire=after,
-                    count=count,
-                    first_queued=None,
-                    first_id=first_id,
-                    run_ids=ids,
-                )
-            )
+            moved = replace(block, first_start=block.interval_start(after, policy), first_fire=after, first_queued=None)
+            out.append(replace(moved, count=count, first_id=first_id, run_ids=ids))
     return out

@@ -18,8 +18,6 @@ from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.decision import Decision
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
-__all__ = ["History", "Stretch", "history", "now_key"]
-
 
 @dataclass(frozen=True)
 class Stretch:
