@@ -1,11 +1,6 @@
-"""A DAG's history at any size: runs that read alike kept as blocks, so memory and time grow with what differs.
-
-Most runs of a long-lived DAG say nothing a neighbour does not: one scheduled run per fire, each interval starting
-where the one before ends, each processing the scheduler's window, all in one state. :class:`RunBlock` keeps such a
-stretch as its ends and its count; :class:`Blocks` builds them from runs as they stream in (from Airflow's REST API
-page by page, or the metadata database row by row), keeping every other run whole. :class:`~.fires.Rules` answers
-from blocks exactly as from the runs they stand for. Pure: no Airflow import.
-"""
+"""A DAG's history at any size: runs that read alike kept as blocks (docs/audit-and-ui.md), so memory and time grow
+with what differs. :class:`Blocks` builds them from runs streamed in, keeping every other run whole;
+:class:`~.fires.Rules` answers from blocks exactly as from the runs they stand for. Pure: no Airflow import."""
 
 from __future__ import annotations
 
@@ -112,17 +107,13 @@ class Blocks:
         run joined a block over a fire of the cron it skipped (a schedule changed under the runs): the caller adds
         the runs again to a new builder without trusting it."""
         self._flush()
-        self._check_top()
         self._trusting = False
         return self._sound
 
     def add(self, runs: Iterable[RunRecord]) -> None:
         for run in runs:
-            if not self._alike(run):
-                self.singles.append(run)
-                continue
-            fire = as_utc(run.data_interval_end)  # type: ignore[arg-type]
-            if self._newest is not None and fire <= self._newest:
+            fire = as_utc(run.data_interval_end) if self._alike(run) else None  # type: ignore[arg-type]
+            if fire is None or (self._newest is not None and fire <= self._newest):
                 self.singles.append(run)
                 continue
             self._newest = fire
@@ -140,11 +131,9 @@ class Blocks:
         queued_at: datetime | None,
         conf: Mapping[str, Any] | None,
     ) -> None:
-        """:meth:`add` of the run whose logical date is its interval's start (*start*, aware UTC) and whose
-        ``run_after`` is its interval's end (*fire*, aware UTC), as the timetable makes a run: the same blocks and
-        runs kept whole, at a fraction of the cost when *conf* is empty. Such a run's window is then the
-        scheduler's, by the offset its id was made with (:func:`offset_made_with`), without the window rule asked
-        run by run: what makes a first read of a long history cheap."""
+        """:meth:`add` of a run as the timetable makes it (logical date its interval's start *start*, ``run_after``
+        its end *fire*, both aware UTC): the same blocks and runs kept whole, but without *conf* its window is the
+        scheduler's at the offset its id was made with (:func:`offset_made_with`), no window rule asked run by run."""
         if (
             conf
             or run_type not in SCHEDULED_RUN_TYPES
@@ -250,24 +239,19 @@ class Blocks:
         return True
 
     def _flush(self) -> None:
-        """blocks[-1] as the runs joined since it was built say."""
+        """blocks[-1] as the runs joined since it was built say, and while trusting, whether its fires are consecutive:
+        no other fire of the cron lies between its first and its last (the (count - 1)-th before the last)."""
         top = self.blocks[-1] if self.blocks else None
         if top is not None and self._last_fire is not None and top.count != self._count:
-            self.blocks[-1] = replace(
+            self.blocks[-1] = top = replace(
                 top, last_fire=self._last_fire, count=self._count, last_id=self._last_id, last_queued=self._last_queued
             )
-
-    def _check_top(self) -> None:
-        # The fires of a block after its first are fires of the cron; they are consecutive when no other fire lies
-        # between its first and its last: the (count - 1)-th fire before the last is not after the first.
-        top = self.blocks[-1] if self._trusting and self.blocks else None
-        if top is not None and top.count > 1:
+        if self._trusting and top is not None and top.count > 1:
             before = self.policy.cron.nth_before(top.last_fire, top.count - 1)
             self._sound = self._sound and (before is None or before <= top.first_fire)
 
     def _seal(self) -> None:
         self._flush()
-        self._check_top()
         if self.keep_ids and self.blocks and self.blocks[-1].run_ids is None:
             self.blocks[-1] = replace(self.blocks[-1], run_ids=tuple(self._ids))
         self._ids = []

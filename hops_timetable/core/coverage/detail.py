@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
-from hops_timetable.core.coverage.blocks import RunBlock
+from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
 from hops_timetable.core.coverage.spans import Span, gaps_in
@@ -130,7 +130,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     if max_fires < 1:
         raise ArgumentError("max_fires", max_fires, f"max_fires={max_fires} is invalid: it must be >= 1")
     policy, now = rules.policy, rules.now
-    begin = timeline_begin(policy, rules.earliest_start, since)
+    begin = timeline_begin(policy, earliest_start(rules.records, rules.blocks), since)
     upto = now if until is None else min(now, as_utc(until))
     span = None if begin is None else span_of_fires(policy, begin, upto)
     fires: list[datetime] = []

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
-from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
+from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.runs import DONE_STATES, PROCESSED_STATES, RunRecord, best_state, run_window
 from hops_timetable.core.coverage.spans import Span, merge_spans
 from hops_timetable.core.decision import BY_DESIGN, Decision
@@ -102,10 +102,6 @@ class Rules:
         self.due_from = None if due is None else due.fire
         self._gap_decisions: dict[datetime, Decision] = {}
 
-    @property
-    def earliest_start(self) -> datetime | None:
-        return earliest_start(self.records, self.blocks)
-
     def block_at(self, fire: datetime) -> RunBlock | None:
         index = bisect_right(self.block_firsts, fire) - 1
         return self.blocks[index] if index >= 0 and self.blocks[index].holds(fire) else None
@@ -121,14 +117,6 @@ class Rules:
             if head and (last == block.last_fire or last == cron.prev_before(block.last_fire)):
                 return tail - head + 1
         return self.policy.cron.count_between(first, last)
-
-    def _scheduled_after(self, fire: datetime) -> tuple[datetime, datetime | None] | None:
-        """The first fire after *fire* (which has no run) with a scheduled run, and when it was queued."""
-        index = bisect_right(self.scheduled_fires, fire)
-        found = self.scheduled[index : index + 1]
-        index = bisect_right(self.scheduled_block_firsts, fire)
-        found += [(block.first_fire, block.first_queued) for block in self.scheduled_blocks[index : index + 1]]
-        return min(found, key=itemgetter(0), default=None)
 
     def scheduled_before(self, moment: datetime) -> tuple[datetime, datetime | None] | None:
         """The newest fire before *moment* with a scheduled run, kept whole or in a block, and when it was queued."""
@@ -152,9 +140,12 @@ class Rules:
         why = self.policy.classify(fire)
         if why is not Decision.ELIGIBLE:
             return why
-        after = self._scheduled_after(fire)  # the first scheduled run with a fire after this one
-        if after is not None:
-            following, queued = after
+        index = bisect_right(self.scheduled_fires, fire)  # the first scheduled run with a fire after this one
+        found = self.scheduled[index : index + 1]
+        index = bisect_right(self.scheduled_block_firsts, fire)
+        found += [(block.first_fire, block.first_queued) for block in self.scheduled_blocks[index : index + 1]]
+        if found:
+            following, queued = min(found, key=itemgetter(0))
             if following not in self._gap_decisions:
                 # The bound explains the gap if the policy picks exactly the run after it when Airflow asked: as it
                 # queued that run (3.2 on) or as it created the run before (3.0, 3.1: one catch-up run per loop).

@@ -10,7 +10,7 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
-from hops_timetable.core.coverage.blocks import RunBlock
+from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
 from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
 from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
 from hops_timetable.core.coverage.runs import RunRecord
@@ -165,7 +165,7 @@ def history(
     (:func:`unchanged_before`) are kept and only the newer fires asked.
     """
     rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
-    begin = timeline_begin(policy, rules.earliest_start, since)
+    begin = timeline_begin(policy, earliest_start(rules.records, rules.blocks), since)
     stretches: list[Stretch] = []
     span = None if begin is None else span_of_fires(policy, begin, rules.now)
     if span is not None:
@@ -182,8 +182,12 @@ def history(
             if fire > cut:
                 continue  # no fire in this piece: the cron is not asked
             pieces, fire = _piece(rules, fire, cut, stretches[-1].last if stretches else None)
-            for stretch in pieces:
-                _push(stretches, stretch)
+            for stretch in pieces:  # joined to the one before when every fire of both reads alike
+                if stretches and stretches[-1].key() == stretch.key():
+                    top = stretches[-1]
+                    stretches[-1] = Stretch(top.sample, stretch.last, top.count + stretch.count, stretch.window_end)
+                else:
+                    stretches.append(stretch)
 
     def spans(keep: Callable[[FireCoverage], bool]) -> list[Span]:
         chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
@@ -241,15 +245,6 @@ def _piece(
 
 def _single(fire: FireCoverage) -> Stretch:
     return Stretch(fire, fire.fire, 1, fire.window.end)
-
-
-def _push(stretches: list[Stretch], stretch: Stretch) -> None:
-    """Append *stretch*, joined to the one before when every fire of both reads alike."""
-    if stretches and stretches[-1].key() == stretch.key():
-        top = stretches[-1]
-        stretches[-1] = Stretch(top.sample, stretch.last, top.count + stretch.count, stretch.window_end)
-    else:
-        stretches.append(stretch)
 
 
 def unchanged_before(old: Rules, new: Rules) -> datetime | None:

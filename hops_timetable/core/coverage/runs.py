@@ -56,9 +56,7 @@ def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy
     *policy* is the DAG's schedule: a backfill's takeover of a manual run processes the scheduled window of its
     logical date, which only the schedule knows (without it, the interval the run carries is read).
     """
-    interval = None
-    if run.data_interval_start is not None and run.data_interval_end is not None:
-        interval = (run.data_interval_start, run.data_interval_end)
+    start, end = run.data_interval_start, run.data_interval_end
 
     def replay(logical_date: datetime) -> HopsWindow | None:
         assert policy is not None
@@ -68,7 +66,7 @@ def run_window(run: RunRecord, offset_seconds: int | None, policy: CatchupPolicy
     try:
         resolved = resolve_run_window(
             run_type=run.run_type,
-            data_interval=interval,
+            data_interval=None if start is None or end is None else (start, end),
             conf=conf_with_form_window(run.conf),
             offset_seconds=offset_seconds,
             run_after=run.run_after,
