@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hops_timetable.core.coverage.blocks import Blocks, RunBlock, split_blocks
 from hops_timetable.core.coverage.detail import Coverage, coverage, page_of_fires, timeline_begin
-from hops_timetable.core.coverage.fires import FireCoverage
+from hops_timetable.core.coverage.fires import FireCoverage, Span
 from hops_timetable.core.coverage.history import History, Stretch, history, now_key
 from hops_timetable.core.coverage.runs import (
     DONE_STATES,
@@ -19,7 +19,6 @@ from hops_timetable.core.coverage.runs import (
     run_window,
     upcoming_windows,
 )
-from hops_timetable.core.coverage.spans import Span
 
 __all__ = [
     "DONE_STATES",

@@ -1,4 +1,4 @@
-"""The coverage fire by fire: every fire of a stretch of time (a page) with its decision, window and runs."""
+"""The coverage fire by fire (a page of fires with their decisions, windows and runs) and the gaps windows leave."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
-from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, Span, Tally, merge_spans
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow
-from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
@@ -186,3 +185,38 @@ def page_of_fires(
 
 def _nth_before(policy: CatchupPolicy, fire: datetime, n: int) -> datetime | None:
     return fire if n == 0 else policy.cron.nth_before(fire, n)
+
+
+def gaps_in(
+    windows: Sequence[tuple[datetime, datetime, str, tuple[str, ...]]], processed: Sequence[tuple[datetime, datetime]]
+) -> list[Span]:
+    """The parts of *windows* (start, end, reason, run ids) no span of *processed* (merged) covers, each with the
+    reasons and runs of the windows it meets. The windows follow fires: their starts and ends both grow, and so do
+    the holes, so one pass finds the holes and another the windows each meets."""
+    holes: list[tuple[datetime, datetime]] = []
+    index = 0
+    for lo, hi in merge_spans((start, end) for start, end, _, _ in windows):
+        # Processed spans ending at or before lo cannot touch this or any later window.
+        while index < len(processed) and processed[index][1] <= lo:
+            index += 1
+        cursor, scan = lo, index
+        while scan < len(processed) and processed[scan][0] < hi:
+            plo, phi = processed[scan]
+            if plo > cursor:
+                holes.append((cursor, plo))
+            cursor = max(cursor, phi)
+            scan += 1
+        if cursor < hi:
+            holes.append((cursor, hi))
+    out = []
+    first = 0
+    for lo, hi in holes:
+        while first < len(windows) and windows[first][1] <= lo:
+            first += 1
+        index = first
+        while index < len(windows) and windows[index][0] < hi:
+            index += 1
+        there = windows[first:index]
+        reasons = tuple(dict.fromkeys(reason for _, _, reason, _ in there))
+        out.append(Span(lo, hi, reasons, tuple(dict.fromkeys(r for *_, ids in there for r in ids))))
+    return out

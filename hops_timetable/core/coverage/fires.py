@@ -1,5 +1,6 @@
 """What a DAG's runs say about any one of its fires: :class:`Rules` is the one place a fire's decision and coverage
-are made, asked fire by fire by :func:`~.detail.coverage` and stretch by stretch by :func:`~.history.history`."""
+(by the processed :class:`Span` s, merged) are made, asked fire by fire by :func:`~.detail.coverage` and stretch by
+stretch by :func:`~.history.history`."""
 
 from __future__ import annotations
 
@@ -11,14 +12,42 @@ from datetime import datetime, timedelta
 from functools import cached_property, lru_cache
 from itertools import pairwise
 from operator import itemgetter
+from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage.blocks import RunBlock
 from hops_timetable.core.coverage.runs import DONE_STATES, PROCESSED_STATES, RunRecord, best_state, run_window
-from hops_timetable.core.coverage.spans import Span, merge_spans
 from hops_timetable.core.decision import BY_DESIGN, Decision
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, format_hops_time, hops_window
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open stretch ``[start, end)`` of HOPS time, with the reasons and runs that explain it."""
+
+    start: datetime
+    end: datetime
+    reasons: tuple[str, ...] = ()
+    run_ids: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "start": format_hops_time(self.start),
+            "end": format_hops_time(self.end),
+            "reasons": list(self.reasons),
+            "run_ids": list(self.run_ids),
+        }
+
+
+def merge_spans(spans: Iterable[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    merged: list[tuple[datetime, datetime]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,9 @@ from typing import Any
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES
 from hops_timetable.core.coverage.blocks import RunBlock, earliest_start
-from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, span_of_fires, timeline_begin
-from hops_timetable.core.coverage.fires import FireCoverage, Rules, Tally
+from hops_timetable.core.coverage.detail import DUE_GRACE, Coverage, coverage_of, gaps_in, span_of_fires, timeline_begin
+from hops_timetable.core.coverage.fires import FireCoverage, Rules, Span, Tally
 from hops_timetable.core.coverage.runs import RunRecord
-from hops_timetable.core.coverage.spans import Span, gaps_in
 from hops_timetable.core.decision import Decision
 from hops_timetable.core.window import TICK, as_utc, format_hops_time
 
