@@ -61,9 +61,7 @@ class RunBlock:
             return self.first_id
         if fire == self.last_fire:
             return self.last_id
-        if self.run_ids is None:
-            return None
-        return self.run_ids[policy.cron.count_between(self.first_fire, fire) - 1]
+        return None if self.run_ids is None else self.run_ids[policy.cron.count_between(self.first_fire, fire) - 1]
 
     @property
     def label(self) -> str:
@@ -260,12 +258,8 @@ class Blocks:
 def earliest_start(records: Iterable[RunRecord], blocks: Iterable[RunBlock]) -> datetime | None:
     """The oldest data interval start of a scheduled or backfill run, kept whole or in a block (where a timeline
     without a start begins)."""
-    starts = [
-        as_utc(r.data_interval_start)
-        for r in records
-        if r.run_type in SCHEDULED_RUN_TYPES and r.data_interval_start is not None
-    ]
-    return min([*starts, *(b.first_start for b in blocks)], default=None)
+    whole = [r.data_interval_start for r in records if r.run_type in SCHEDULED_RUN_TYPES]
+    return min([*(as_utc(s) for s in whole if s is not None), *(b.first_start for b in blocks)], default=None)
 
 
 def split_blocks(blocks: Sequence[RunBlock], lo: datetime, hi: datetime, policy: CatchupPolicy) -> list[RunBlock]:

@@ -5,7 +5,7 @@ stretch by :func:`~.history.history`."""
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -95,20 +95,17 @@ class Rules:
         due_grace: timedelta,
         blocks: Sequence[RunBlock] = (),
     ) -> None:
-        self.policy = policy
-        self.catchup = catchup
-        self.offset = offset_seconds
+        self.policy, self.catchup, self.offset = policy, catchup, offset_seconds
         self.now = as_utc(now)
         self.grace_limit = self.now - due_grace
         self.records = sorted(runs, key=lambda r: (as_utc(r.run_after), r.run_id))
         self.windows = [run_window(r, offset_seconds, policy) for r in self.records]
         self.blocks = sorted(blocks, key=lambda b: b.first_fire)
         self.block_firsts = [b.first_fire for b in self.blocks]
-        by_fire: dict[datetime, list[RunRecord]] = defaultdict(list)
+        self.by_fire: dict[datetime, list[RunRecord]] = {}
         for record in self.records:
             if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
-                by_fire[as_utc(record.data_interval_end)].append(record)
-        self.by_fire = dict(by_fire)
+                self.by_fire.setdefault(as_utc(record.data_interval_end), []).append(record)
         self.block_spans = [b.span(offset_seconds) for b in self.blocks]
         self.processed = merge_spans(
             [(r.window.start, r.window.end) for r in self.windows if r.processed and r.window is not None]
@@ -187,9 +184,7 @@ class Rules:
                 )
                 self._gap_decisions[following] = self.dropped if explained else Decision.MISSED
             return self._gap_decisions[following]
-        if self.due_from is not None and fire >= self.due_from:
-            return Decision.DUE
-        return Decision.MISSED
+        return Decision.DUE if self.due_from is not None and fire >= self.due_from else Decision.MISSED
 
     def fire(self, fire: datetime, previous: datetime | None = None) -> FireCoverage:
         """Everything known of *fire*; *previous*, when given, is the cron's fire before it (spares its search)."""
@@ -212,16 +207,9 @@ class Rules:
             run_ids += (block_id,) if block_id else ()
         # Covered: inside the one processed span starting at or before the window (they are disjoint and sorted).
         span = bisect_right(self.processed_starts, window.start) - 1
-        return FireCoverage(
-            fire=fire,
-            decision=decision,
-            interval_start=interval_start,
-            window=window,
-            run_ids=run_ids,
-            state=state,
-            covered=span >= 0 and window.end <= self.processed[span][1],
-            pending=decision is Decision.DUE and fire > self.grace_limit,
-        )
+        covered = span >= 0 and window.end <= self.processed[span][1]
+        pending = decision is Decision.DUE and fire > self.grace_limit
+        return FireCoverage(fire, decision, interval_start, window, run_ids, state, covered, pending)
 
     def block_window(self, window: tuple[datetime, datetime]) -> str | None:
         """The name of the block run that processed exactly *window* (``[start, end)``), if one did."""
@@ -278,10 +266,7 @@ class Rules:
                     others = [n for n in open_ids if n != block_open.label]
                     for lo, hi, name in _block_pieces(block_open, previous, at, self.policy, self.offset):
                         emit(lo, hi, [*others, name])
-            if step > 0:
-                open_ids.append(run_id)
-            else:
-                open_ids.remove(run_id)
+            (open_ids.append if step > 0 else open_ids.remove)(run_id)
             previous = at
         return overlaps, duplicates
 
@@ -349,9 +334,7 @@ class Tally:
 
     @classmethod
     def of(cls, items: Iterable[tuple[FireCoverage, int]]) -> Tally:
-        counts: dict[str, int] = defaultdict(int)
-        missing: dict[str, int] = defaultdict(int)
-        dropped: dict[str, int] = defaultdict(int)
+        counts, missing, dropped = Counter[str](), Counter[str](), Counter[str]()
         expected = pending = 0
         for fire, n in items:
             status = fire.status

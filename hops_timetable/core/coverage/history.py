@@ -38,13 +38,9 @@ class Stretch:
 
     def describe(self) -> str:
         """``2026-01-01T01:00:00Z .. 2026-11-30T12:00:00Z: 8,003 window(s) dropped beyond max_catchup_runs``."""
-        span = format_hops_time(self.first)
-        if self.count > 1:
-            span += f" .. {format_hops_time(self.last)}"
-        covered = (
-            " (covered by other runs)" if self.sample.covered and self.sample.decision is not Decision.CREATED else ""
-        )
-        return f"{span}: {self.count:,} window(s) {self.sample.status}{covered}"
+        span = format_hops_time(self.first) + (f" .. {format_hops_time(self.last)}" if self.count > 1 else "")
+        other = self.sample.covered and self.sample.decision is not Decision.CREATED
+        return f"{span}: {self.count:,} window(s) {self.sample.status}{' (covered by other runs)' if other else ''}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -139,8 +135,7 @@ class History:
             last = self.policy.cron.prev_before(fire)
             assert last is not None
             count = self.rules.count_between(stretch.first, last)
-            shift = stretch.window_end - stretch.last
-            out.append(Stretch(stretch.sample, last, count, last + shift))
+            out.append(Stretch(stretch.sample, last, count, last + (stretch.window_end - stretch.last)))
         return out
 
 
@@ -192,19 +187,10 @@ def history(
         chosen = [s for s in stretches if keep(s.sample) and not s.sample.covered]
         return gaps_in([(s.sample.window.start, s.window_end, s.sample.status, ()) for s in chosen], rules.processed)
 
+    gaps, dropped = spans(lambda f: f.expected), spans(lambda f: f.by_design)
     overlaps, duplicates = rules.overlaps
-    return History(
-        rules.now,
-        begin,
-        stretches,
-        spans(lambda f: f.expected),
-        spans(lambda f: f.by_design),
-        len(duplicates),
-        len(overlaps),
-        policy,
-        rules,
-        Tally.of((s.sample, s.count) for s in stretches),
-    )
+    tally = Tally.of((s.sample, s.count) for s in stretches)
+    return History(rules.now, begin, stretches, gaps, dropped, len(duplicates), len(overlaps), policy, rules, tally)
 
 
 def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRACE) -> tuple[object, ...]:
@@ -235,9 +221,8 @@ def _piece(
         before_last = cron.prev_before(last)
         assert before_last is not None
         shift = timedelta(seconds=rules.offset or 0)
-        sample = rules.fire(following, first)
         count = rules.count_between(first, last) - 2
-        out.append(Stretch(sample, before_last, count, before_last - shift))
+        out.append(Stretch(rules.fire(following, first), before_last, count, before_last - shift))
     out.append(_single(rules.fire(last, before_last)))
     return out, cron.next_after(last)
 
