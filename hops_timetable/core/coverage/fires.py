@@ -280,18 +280,15 @@ class Rules:
         """
         policy = self.policy
         shift = timedelta(seconds=self.offset or 0)
-        cuts: list[datetime] = [self.grace_limit]
-        cuts += [t for t in (policy.start,) if t is not None]
+        cuts = [t for t in (self.grace_limit, policy.start) if t is not None]
         cuts += [t - TICK for t in (policy.skip_to, policy.end, self.due_from) if t is not None]
         cuts += [edge + shift for span in self.processed for edge in span]
         cuts += [t for block in self.blocks for t in (block.first_fire - TICK, block.last_fire)]
-        fires = sorted(self.by_fire)
+        by_fire = self.by_fire
+        fires = sorted(by_fire)
         cuts += [fires[0] - TICK, fires[-1]] if fires else []
         for fire, following in pairwise(fires):
-            if (
-                best_state(self.by_fire[fire]) != best_state(self.by_fire[following])
-                or policy.cron.next_after(fire) != following
-            ):
+            if best_state(by_fire[fire]) != best_state(by_fire[following]) or policy.cron.next_after(fire) != following:
                 cuts += [fire, following - TICK]
         return sorted(set(cuts))
 
