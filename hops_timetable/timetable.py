@@ -27,10 +27,10 @@ from hops_timetable.core.schedule import (
     PayloadKey,
     Schedule,
     argument_names,
+    describe,
     payload_key,
     setting_doc,
 )
-from hops_timetable.core.schedule_words import describe
 from hops_timetable.core.validation import ArgumentError, ArgumentTypeError
 from hops_timetable.core.window import HopsWindow, as_utc, hops_window
 from hops_timetable.croniter_check import check_with_croniter

@@ -27,8 +27,7 @@ from hops_timetable.cli import next as cli_next
 from hops_timetable.cli.dag_source import verify_dag_file
 from hops_timetable.cli.importer import ImportedSchedule, import_schedules, load_json, write_dag_files
 from hops_timetable.core.conf_window import HopsWindowError, parse_conf_window, parse_window_time
-from hops_timetable.core.json_input import MAX_JSON_DEPTH
-from hops_timetable.core.validation import MAX_OFFSET_SECONDS, ArgumentError
+from hops_timetable.core.validation import MAX_JSON_DEPTH, MAX_OFFSET_SECONDS, ArgumentError
 from hops_timetable.core.window import hops_window
 from hops_timetable.timetable import SERIALIZATION_VERSION, HopsworksTimetable
 

@@ -15,7 +15,7 @@ from hops_timetable.core.conf_window import mark_offset
 from hops_timetable.core.coverage import RunRecord, coverage, run_window, upcoming_windows
 from hops_timetable.core.cron import QuartzCron
 from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.schedule_words import sentences as schedule_in_words
+from hops_timetable.core.schedule import sentences as schedule_in_words
 from hops_timetable.core.window import window_rule
 from hops_timetable.ui.render import PAGE_FIRES, build_page, dag_data, dag_page, page_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page

@@ -14,8 +14,7 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import PROG
 from hops_timetable.cli.output import emit
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
-from hops_timetable.core.json_input import MAX_JSON_BYTES, load_json
-from hops_timetable.core.validation import ArgumentError
+from hops_timetable.core.validation import MAX_JSON_BYTES, ArgumentError, load_json
 
 MAX_DAG_ID: Final = 200  # the longest dag_id made (Airflow allows 250): longer job names are cut and get a suffix
 

@@ -20,7 +20,6 @@ from hops_timetable.cli.options import parse_time, time_range
 from hops_timetable.cli.parity_report import payload, text_lines, write_json
 from hops_timetable.cli.progress import Progress
 from hops_timetable.core.export_schedule import OFFSET_MODELS
-from hops_timetable.core.json_input import load_json
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
     MAX_EXPORT_CHARS,
@@ -34,6 +33,7 @@ from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
 from hops_timetable.core.simulate import Event
+from hops_timetable.core.validation import load_json
 
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024

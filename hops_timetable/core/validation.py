@@ -3,10 +3,12 @@
 Airflow swallows exceptions raised while it schedules, so every argument is checked when the DAG is built; a message
 names the argument as its caller knows it, shows the value (shortened) and says what would be valid. Dates lie in
 ``EARLIEST_DATE .. LATEST_DATE``, inside what datetime holds, so the scheduler's microsecond steps never overflow.
+Untrusted JSON text (``import``, ``parity``) is read within a size and a nesting depth.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, timedelta, timezone
 from typing import Final
@@ -15,6 +17,8 @@ EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
 LATEST_DATE: Final = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
 EARLIEST_WINDOW: Final = datetime(1000, 1, 1, tzinfo=timezone.utc)  # HOPS_* values keep four-digit years
 MAX_OFFSET_SECONDS: Final = 100 * 365 * 86_400  # the largest start_time_offset_seconds: 100 years of 365 days
+MAX_JSON_BYTES: Final = 16 * 1024 * 1024  # tens of thousands of schedules
+MAX_JSON_DEPTH: Final = 32  # a Hopsworks export nests four levels
 
 IN_RANGE: Final = f"it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once converted to UTC"
 _REPR_LIMIT = 80
@@ -154,3 +158,33 @@ def check_epoch_millis(name: str, value: object) -> datetime | None:
     if not _MILLIS[0] <= value <= _MILLIS[1]:
         raise ArgumentError(name, given, f"{name}={short_repr(given)} is out of range: {valid}")
     return check_utc_datetime(name, _EPOCH + timedelta(milliseconds=value))
+
+
+def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:
+    """The JSON text *raw* read from *source*; over *max_chars*, too deep or not JSON: an ``ArgumentError``."""
+    if len(raw) > max_chars:
+        raise ArgumentError(
+            source, None, f"{source} is larger than {max_chars:,} characters; split the export into smaller files"
+        )
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        message = f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise ArgumentError(source, None, message) from None
+    except RecursionError:
+        raise ArgumentError(source, None, _too_deep(source)) from None
+    except ValueError as exc:  # a number of more digits than Python converts
+        raise ArgumentError(source, None, f"{source} is not readable JSON: {exc}") from None
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                raise ArgumentError(source, None, _too_deep(source))
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return data
+
+
+def _too_deep(source: str) -> str:
+    return f"{source} nests objects and lists deeper than {MAX_JSON_DEPTH} levels; a Hopsworks export nests four"

@@ -24,8 +24,7 @@ from hops_timetable.core.coverage import (
     page_of_fires,
 )
 from hops_timetable.core.decision import CATCH_UP_DROPS, Decision
-from hops_timetable.core.schedule import Schedule
-from hops_timetable.core.schedule_words import sentences
+from hops_timetable.core.schedule import Schedule, sentences
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow, format_hops_time
 
 PAGE_FIRES = 200  # fires listed one by one on a page; older ones on the next pages, and summarized as stretches

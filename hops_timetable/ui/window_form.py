@@ -13,8 +13,7 @@ from typing import Any, Final
 
 from hops_timetable.core.conf_window import CONF_KEY, WINDOW_KEYS, HopsWindowError, parse_conf_window
 from hops_timetable.core.coverage import RunWindow
-from hops_timetable.core.json_input import load_json
-from hops_timetable.core.validation import HopsTimetableError, short_repr
+from hops_timetable.core.validation import HopsTimetableError, load_json, short_repr
 from hops_timetable.core.window import format_hops_time
 
 MAX_BODY: Final = 4096  # the largest body read: a window is three date-times of at most 64 characters each
