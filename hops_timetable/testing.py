@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Union
 
+from hops_timetable.core.decision import Verdict
 from hops_timetable.core.parity.compare import Report, SideRun
 from hops_timetable.core.parity.exports import Execution, ScheduleVersion, load_executions, load_schedule_versions
 from hops_timetable.core.parity.ledger import LedgerRow
@@ -19,7 +20,6 @@ from hops_timetable.core.parity.replay import replay
 from hops_timetable.core.parity.sides import Outcome, parity, replay_runs
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import ArgumentError
-from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import as_utc, format_hops_time
 
 __all__ = [

@@ -17,10 +17,9 @@ from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
 from hops_timetable.core.coverage import Blocks, Coverage, History, RunWindow, history
-from hops_timetable.core.decision import Decision
+from hops_timetable.core.decision import Decision, Verdict
 from hops_timetable.core.repair import RepairStep, plan_repair, repair_view, runs_in, to_repair
 from hops_timetable.core.validation import short_repr
-from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import format_hops_time as _t
 
 __all__ = ["Client", "Settings", "add_arguments", "cmd_audit"]  # Client and Settings: for the parity command

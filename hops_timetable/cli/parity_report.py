@@ -9,10 +9,10 @@ from datetime import datetime
 from typing import Any, Final, TextIO
 
 from hops_timetable.cli.output import json_time, render_table
+from hops_timetable.core.decision import Verdict
 from hops_timetable.core.parity.compare import AGREE, Report, Row, SideRun
 from hops_timetable.core.parity.meaning import Reading, derived_values
 from hops_timetable.core.parity.sides import Outcome
-from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
 FORMAT: Final = "hops-timetable-parity/1"

@@ -33,10 +33,9 @@ class HopsWindowError(ArgumentError):
 
     def __init__(self, problems: Sequence[tuple[str, object, str]]) -> None:
         self.problems = list(problems)
-        key, value, problem = self.problems[0]
-        self.key = key
+        self.key, value, problem = self.problems[0]
         if len(self.problems) == 1:
-            super().__init__(key, value, f'conf["{CONF_KEY}"]{key}={short_repr(value)} {problem}')
+            super().__init__(self.key, value, f'conf["{CONF_KEY}"]{self.key}={short_repr(value)} {problem}')
             return
         # The expected form is said once at the end rather than after every date-time.
         shown = [
@@ -47,7 +46,7 @@ class HopsWindowError(ArgumentError):
             shown.append(f"and {len(self.problems) - _MAX_PROBLEMS} more problem(s)")
         if any(p.endswith(_EXPECTED_TAIL) for _, _, p in self.problems[:_MAX_PROBLEMS]):
             shown.append(f"date-times are expected as {EXPECTED}")
-        super().__init__(key, value, "; ".join(shown))
+        super().__init__(self.key, value, "; ".join(shown))
 
 
 def parse_window_time(key: str, value: object) -> datetime:
@@ -110,19 +109,16 @@ def mark_offset(run_id: str, offset_seconds: int | None) -> str:
 
 def marked_offset(run_id: object) -> int | None:
     """The offset :func:`mark_offset` wrote into *run_id*; ``None`` for an id without one."""
-    if not isinstance(run_id, str):
-        return None
-    match = _MARKED.search(run_id)
+    match = _MARKED.search(run_id) if isinstance(run_id, str) else None
     return None if match is None else int(match.group(1))
 
 
 def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:
     """The offset a run was made with: the one its id carries; 0 for a scheduled run's id without one; else
     *offset_seconds*, the DAG's."""
-    made_with = marked_offset(run_id)
-    if made_with is None and scheduled and run_id is not None:
-        made_with = 0
-    return offset_seconds if made_with is None else made_with
+    if (made_with := marked_offset(run_id)) is None:
+        return 0 if scheduled and run_id is not None else offset_seconds
+    return made_with
 
 
 def resolve_run_window(

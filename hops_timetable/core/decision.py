@@ -1,8 +1,9 @@
-"""What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab."""
+"""What becomes of a cron fire: one vocabulary for the catch-up policy, the simulator, the coverage and the tab; and
+the :class:`Verdict` the audit and parity reach over the fires."""
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, IntEnum
 
 
 class Decision(str, Enum):
@@ -30,3 +31,12 @@ CATCH_UP_DROPS = frozenset({Decision.DROPPED_BOUND, Decision.DROPPED_NO_CATCHUP,
 BY_DESIGN = CATCH_UP_DROPS | {Decision.BEFORE_START, Decision.BEFORE_SKIP_TO_DATE, Decision.AFTER_END}
 """The decisions by which the schedule itself leaves a fire without a run: not a failure of Airflow, unlike ``MISSED``
 or ``DUE``."""
+
+
+class Verdict(IntEnum):
+    """The verdict ``audit`` and ``parity`` share, its value the command's exit status. ``DIFFERENCES``: windows not
+    processed as they should have been; ``INCONCLUSIVE``: the data cannot tell."""
+
+    OK = 0
+    DIFFERENCES = 3
+    INCONCLUSIVE = 4

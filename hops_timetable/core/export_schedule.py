@@ -68,9 +68,7 @@ class ExportedSchedule:
         values["max_active_runs"] = self.max_active_runs
         defaults: dict[str, object] = {"catchup": False, "max_active_runs": 1, "start_time_offset_seconds": 0}
         return {
-            name: values[name]
-            for name in EXPORT_KEYS
-            if values[name] is not None and (name not in defaults or values[name] != defaults[name])
+            name: value for name in EXPORT_KEYS if (value := values[name]) is not None and value != defaults.get(name)
         }
 
 
@@ -90,30 +88,30 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
     warnings: list[str] = []
     errors: list[ArgumentError] = []
 
-    def check(rule: Callable[[], _T]) -> _T | None:
+    def check(rule: Callable[..., _T], *args: object) -> _T | None:
         try:
-            return rule()
+            return rule(*args)
         except ArgumentError as exc:
             errors.append(exc)
             return None
 
     def flag(key: str, default: bool) -> bool:
         value = obj.get(key)
-        checked = None if value is None else check(lambda: check_bool(key, value))
+        checked = None if value is None else check(check_bool, key, value)
         return default if checked is None else checked
 
-    cron = check(lambda: _cron(obj.get("cronExpression")))
-    start = check(lambda: check_epoch_millis("startDateTime", obj.get("startDateTime")))
-    end = check(lambda: check_epoch_millis("endDateTime", obj.get("endDateTime")))
-    skip_to = check(lambda: check_epoch_millis("skipToDate", obj.get("skipToDate")))
+    cron = check(_cron, obj.get("cronExpression"))
+    start, end, skip_to = (
+        check(check_epoch_millis, k, obj.get(k)) for k in ("startDateTime", "endDateTime", "skipToDate")
+    )
     enabled = flag("enabled", True)
     if not enabled:
         warnings.append("the schedule is disabled in Hopsworks: the DAG is created paused")
     catchup = flag("catchup", False)
     runs = obj.get("maxActiveRuns")
-    max_active = 1 if runs is None else check(lambda: check_max_active_runs("maxActiveRuns", runs))
+    max_active = 1 if runs is None else check(check_max_active_runs, "maxActiveRuns", runs)
     value, end_offset = obj.get("startTimeOffsetSeconds"), obj.get("endTimeOffsetSeconds")
-    offset = check(lambda: _start_offset(value, offset_model, cron, start, end_offset))
+    offset = check(_start_offset, value, offset_model, cron, start, end_offset)
     if isinstance(value, int) and not isinstance(value, bool) and value < 0 and offset is not None:
         relative_to = "interval start" if offset_model == "interval-start" else "fire"
         warnings.append(
@@ -125,7 +123,7 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
             f"endTimeOffsetSeconds={short_repr(end_offset)} is ignored, as Hopsworks ignores it: "
             "HOPS_END_TIME is the fire moved by startTimeOffsetSeconds alone"
         )
-    check(lambda: check_catchup_runs("maxCatchupRuns", obj.get("maxCatchupRuns")))
+    check(check_catchup_runs, "maxCatchupRuns", obj.get("maxCatchupRuns"))
     unknown = sorted(str(k) for k in set(obj) - set(KNOWN_KEYS) - IGNORED_KEYS)
     warnings += [f"unknown key {short_repr(key)} ignored" for key in unknown[:_MAX_UNKNOWN_WARNINGS]]
     schedule = None

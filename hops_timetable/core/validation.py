@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta, timezone
-from typing import Final
+from typing import Any, Final
 
 EARLIEST_DATE: Final = datetime(1, 1, 2, tzinfo=timezone.utc)
 LATEST_DATE: Final = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)
@@ -75,20 +75,13 @@ def check_offset(name: str, value: object) -> int | None:
     offset = _whole(name, value, valid)
     if offset < 0:
         fix = f"so write {name}={-offset}" if -offset <= MAX_OFFSET_SECONDS else valid
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={short_repr(offset)} is negative; the offset is a positive number of seconds that the backend "
-            f"subtracts (HOPS_START_TIME = previous fire - offset), {fix}",
-        )
-    if offset > MAX_OFFSET_SECONDS:
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={short_repr(offset)} is too large: {valid}; a larger offset would move HOPS windows before "
-            "the year 1000",
-        )
-    return offset
+        problem = "is negative; the offset is a positive number of seconds that the backend subtracts "
+        problem += f"(HOPS_START_TIME = previous fire - offset), {fix}"
+    elif offset > MAX_OFFSET_SECONDS:
+        problem = f"is too large: {valid}; a larger offset would move HOPS windows before the year 1000"
+    else:
+        return offset
+    raise ArgumentError(name, value, f"{name}={short_repr(offset)} {problem}")
 
 
 def check_catchup_runs(name: str, value: object) -> int | None:
@@ -162,6 +155,7 @@ def check_epoch_millis(name: str, value: object) -> datetime | None:
 
 def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:
     """The JSON text *raw* read from *source*; over *max_chars*, too deep or not JSON: an ``ArgumentError``."""
+    too_deep = f"{source} nests objects and lists deeper than {MAX_JSON_DEPTH} levels; a Hopsworks export nests four"
     if len(raw) > max_chars:
         raise ArgumentError(
             source, None, f"{source} is larger than {max_chars:,} characters; split the export into smaller files"
@@ -172,19 +166,14 @@ def load_json(raw: str, source: str, max_chars: int = MAX_JSON_BYTES) -> object:
         message = f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         raise ArgumentError(source, None, message) from None
     except RecursionError:
-        raise ArgumentError(source, None, _too_deep(source)) from None
+        raise ArgumentError(source, None, too_deep) from None
     except ValueError as exc:  # a number of more digits than Python converts
         raise ArgumentError(source, None, f"{source} is not readable JSON: {exc}") from None
-    stack: list[tuple[object, int]] = [(data, 1)]
+    stack: list[tuple[Any, int]] = [(data, 1)] if isinstance(data, (dict, list)) else []
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth > MAX_JSON_DEPTH:
-                raise ArgumentError(source, None, _too_deep(source))
-            children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        if depth > MAX_JSON_DEPTH:
+            raise ArgumentError(source, None, too_deep)
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return data
-
-
-def _too_deep(source: str) -> str:
-    return f"{source} nests objects and lists deeper than {MAX_JSON_DEPTH} levels; a Hopsworks export nests four"

@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 from operator import attrgetter, itemgetter
 from typing import Final
 
+from hops_timetable.core.decision import Verdict
 from hops_timetable.core.parity.packed import Lazy, Ordered
 from hops_timetable.core.parity.replay import Plan, Planned
-from hops_timetable.core.verdict import Verdict
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
 CLASSES: Final = (
