@@ -96,8 +96,7 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
             return None
 
     def flag(key: str, default: bool) -> bool:
-        value = obj.get(key)
-        checked = None if value is None else check(check_bool, key, value)
+        checked = None if obj.get(key) is None else check(check_bool, key, obj.get(key))
         return default if checked is None else checked
 
     cron = check(_cron, obj.get("cronExpression"))

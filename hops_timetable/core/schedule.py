@@ -193,11 +193,10 @@ class Schedule:
             raise fail(
                 str(unknown[0]), data[unknown[0]], f"unknown key(s) {shown}; the keys are {', '.join(PAYLOAD_KEYS)}"
             )
-        if "cron_expression" not in data:
-            raise fail("cron_expression", None, "key 'cron_expression' is missing")
-        cron = data["cron_expression"]
+        cron = data.get("cron_expression")
         if not isinstance(cron, str):
-            raise fail("cron_expression", cron, f"key 'cron_expression'={short_repr(cron)} is not a string")
+            problem = " is missing" if "cron_expression" not in data else f"={short_repr(cron)} is not a string"
+            raise fail("cron_expression", cron, f"key 'cron_expression'{problem}")
         values: dict[str, Any] = {}  # each setting checked alone, named as its key
         for f, key in _CHECKED:
             value = data.get(key)

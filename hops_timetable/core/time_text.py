@@ -71,8 +71,7 @@ def _strict(name: str, text: str) -> datetime:
         if zone is not None and zone != "Z":
             if int(zone[4:6]) > 59:
                 raise ValueError(f"the offset {zone} has {zone[4:6]} minutes, at most 59 are valid")
-            sign = -1 if zone[0] == "-" else 1
-            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+            tz = timezone((-1 if zone[0] == "-" else 1) * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
         micro = int((fraction or "0").ljust(6, "0")[:6])
         return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
     except ValueError as exc:

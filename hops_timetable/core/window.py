@@ -57,10 +57,8 @@ class HopsWindow:
 
 def hops_window(interval_start: datetime, interval_end: datetime, offset_seconds: int | None = None) -> HopsWindow:
     """The HOPS window of ``[interval_start, interval_end)``, moved *offset_seconds* (``None``: 0) earlier."""
-    start = as_utc(interval_start)
-    end = as_utc(interval_end)
-    shift = timedelta(seconds=offset_seconds or 0)
-    return HopsWindow(start=start - shift, end=end - shift, logical_date=start)
+    start, shift = as_utc(interval_start), timedelta(seconds=offset_seconds or 0)
+    return HopsWindow(start=start - shift, end=as_utc(interval_end) - shift, logical_date=start)
 
 
 def duration_text(seconds: int) -> str:
