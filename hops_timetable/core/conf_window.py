@@ -145,12 +145,8 @@ def resolve_run_window(
     if passed is not None:
         return ResolvedWindow(passed.as_env(), "conf", passed)
     own = {key: explicit[key] for key in HOPS_ENV_KEYS if explicit is not None and key in explicit}
-    for key, value in own.items():
-        if not isinstance(value, str):
-            name = f"env[{key!r}]"
-            raise ArgumentTypeError(
-                name, value, f"{name}={short_repr(value)} must be a string, as environment values are"
-            )
+    for name, value in ((f"env[{key!r}]", value) for key, value in own.items() if not isinstance(value, str)):
+        raise ArgumentTypeError(name, value, f"{name}={short_repr(value)} must be a string, as environment values are")
     if len(own) == len(HOPS_ENV_KEYS) or kind not in SCHEDULED_RUN_TYPES or data_interval is None:
         return ResolvedWindow(own, "operator env" if own else None, None)
     start, end = (as_utc(value) for value in data_interval)

@@ -1,8 +1,7 @@
 """A Hopsworks job schedule as its REST API and Python SDK export it: the one reading of its keys (``import`` and
-``parity`` both read here). What does not carry over is a warning, never silently dropped; each key is checked alone
-(a report names every bad key at once), then the whole by :meth:`~hops_timetable.core.schedule.Schedule.build`.
-Errors are collected, not raised. A negative ``startTimeOffsetSeconds`` is read only as the offset model the user
-names (docs/cli.md, ``import``: two generations of Hopsworks read it two ways). Pure.
+``parity``). What does not carry over is a warning, never silently dropped; each key is checked alone, the errors
+collected, then the whole by :meth:`Schedule.build`. A negative ``startTimeOffsetSeconds`` is read only as the offset
+model the user names (docs/cli.md, ``import``). Pure.
 """
 
 from __future__ import annotations
@@ -181,36 +180,32 @@ def _start_offset(
     if isinstance(value, bool) or not isinstance(value, int) or value >= 0:
         return check_offset(name, value)
     back = -value
-    if model is None:
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={value} is negative, and the generations of Hopsworks read it two ways: relative to the "
-            f"interval start (the window starts {back} s before the previous fire: offset {back} today) or relative "
-            f"to the fire (the window starts {back} s before the fire: on an hourly cron, offset 0 today); say which "
-            "with --offset-model interval-start or --offset-model fire",
-        )
     if model == "interval-start":
         return check_offset(name, back)
-    if model != "fire":
+    if model is not None and model != "fire":
         raise ArgumentError(
             "--offset-model", model, f"--offset-model {short_repr(model)} is invalid: expected one of {OFFSET_MODELS}"
         )
-    interval = None if cron is None else _constant_interval(cron, start)
-    if interval is None:
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={value} read relative to the fire has no equivalent today: the cron expression does not fire at "
-            "one constant interval, and today's window is always one interval wide",
-        )
+    interval = None if cron is None or model is None else _constant_interval(cron, start)
     end = 0 if end_offset is None else end_offset
-    if isinstance(end, bool) or not isinstance(end, int) or end + back != interval:
-        raise ArgumentError(
-            name,
-            value,
-            f"{name}={value} with endTimeOffsetSeconds={short_repr(end_offset)} read relative to the fire is a "
-            f"window {short_repr(end)} + {back} s wide; today's window is one cron interval ({interval} s) wide, "
-            "so it has no equivalent",
+    if model is None:
+        problem = (
+            f"is negative, and the generations of Hopsworks read it two ways: relative to the interval start (the "
+            f"window starts {back} s before the previous fire: offset {back} today) or relative to the fire (the "
+            f"window starts {back} s before the fire: on an hourly cron, offset 0 today); say which with "
+            "--offset-model interval-start or --offset-model fire"
         )
-    return check_offset(name, back - interval)
+    elif interval is None:
+        problem = (
+            "read relative to the fire has no equivalent today: the cron expression does not fire at one constant "
+            "interval, and today's window is always one interval wide"
+        )
+    elif isinstance(end, bool) or not isinstance(end, int) or end + back != interval:
+        problem = (
+            f"with endTimeOffsetSeconds={short_repr(end_offset)} read relative to the fire is a window "
+            f"{short_repr(end)} + {back} s wide; today's window is one cron interval ({interval} s) wide, so it has "
+            "no equivalent"
+        )
+    else:
+        return check_offset(name, back - interval)
+    raise ArgumentError(name, value, f"{name}={value} {problem}")

@@ -1,11 +1,8 @@
-"""Outage simulator: which cron fires become runs when Airflow is down or the DAG is paused for a while.
+"""Outage simulator: which cron fires become runs when Airflow is down or the DAG is paused (docs/cli.md, ``simulate``).
 
-An outage and a pause act alike (Airflow's pause only flips a flag, so paused time counts as missed; Hopsworks'
-re-enable from "now" is ``skip_to_date``); events are half-open and overlapping ones merge. While up, each eligible
-fire runs at its fire; when an event ends at R, the runs ``CatchupPolicy.next_run_after`` gives while they are due
-are all created at R (the stale stored run is not created first). A timeline beginning before the DAG's start has
-the scheduler's first look at its start. Consecutive fires alike form one :class:`FireRow`, counted by
-:meth:`QuartzCron.count_between`, so a per-second year costs milliseconds.
+Events are half-open, overlapping ones merge; the runs due when one ends at R are all created at R (the stale stored
+run is not created first). A timeline beginning before the DAG's start has the scheduler's first look at its start.
+Consecutive fires alike form one :class:`FireRow`, counted by :meth:`QuartzCron.count_between`.
 """
 
 from __future__ import annotations
