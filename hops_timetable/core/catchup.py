@@ -45,13 +45,10 @@ class After:
         later after a zero-length one) or by hand (at the fire after its interval's end, or after the trigger time
         when the interval is not this cron's)."""
         if run_after != end:
-            following = cron.next_after(end)
-            anchor = end if following is None else following
+            anchor = cron.next_after(end) or end
             if cron.prev_before(end) != start or cron.next_after(end - TICK) != end:
                 # Not this cron's interval: its logical date may lie past the fire after its end, not past the trigger.
-                triggered = cron.next_after(run_after)
-                if triggered is not None and triggered > anchor:
-                    anchor = triggered
+                anchor = max(anchor, cron.next_after(run_after) or anchor)
             return cls(fire=anchor, floor=anchor)
         return cls(fire=end, floor=end if start < end else end + TICK)
 
@@ -219,35 +216,33 @@ class CatchupPolicy:
                     "window's start) as well",
                 )
             return
+        value: object  # the setting that leaves no eligible fire after the origin, as given
         if self.start is not None and cron.next_after(self.start) is None:
-            raise ArgumentError(
-                start_name,
-                self.start,
+            name, value = start_name, self.start
+            problem = (
                 f"{start_name}={format_hops_time(self.start)} is at or after the last fire of {source!r}, so the "
-                "schedule never runs; start before its last fire or extend the year field",
+                "schedule never runs; start before its last fire or extend the year field"
             )
-        if self.end is not None:
-            since = start_name if self.start is not None else "now"
-            raise ArgumentError(
-                end_name,
-                self.end,
+        elif self.end is not None:
+            name, value, since = end_name, self.end, start_name if self.start is not None else "now"
+            problem = (
                 f"{end_name}={format_hops_time(self.end)} leaves no run: {source!r} has no fire after "
                 f"{since}={format_hops_time(origin)} and before it (at or after {skip_name} when given), so the "
-                f"schedule never runs; move {end_name} later or change the cron expression",
+                f"schedule never runs; move {end_name} later or change the cron expression"
             )
-        if self.start is None:
-            raise ArgumentError(
-                cron_name,
-                source,
+        elif self.start is None:
+            name, value = cron_name, source
+            problem = (
                 f"{cron_name}={source!r} never fires after now ({format_hops_time(origin)}); extend the year "
-                f"field, or pass a {start_name} before its last fire to run its past fires",
+                f"field, or pass a {start_name} before its last fire to run its past fires"
             )
-        raise ArgumentError(
-            skip_name,
-            self.skip_to,
-            f"{skip_name}={'-' if self.skip_to is None else format_hops_time(self.skip_to)} is after the last "
-            f"fire of {source!r}, so the schedule never runs; move {skip_name} earlier",
-        )
+        else:
+            name, value = skip_name, self.skip_to
+            problem = (
+                f"{skip_name}={'-' if self.skip_to is None else format_hops_time(self.skip_to)} is after the last "
+                f"fire of {source!r}, so the schedule never runs; move {skip_name} earlier"
+            )
+        raise ArgumentError(name, value, problem)
 
     def manual_run(self, run_after: datetime) -> Run:
         """The run a manual trigger is attributed to: the newest fire's at or before it, else an empty one."""
