@@ -114,8 +114,7 @@ def marked_offset(run_id: object) -> int | None:
 
 
 def offset_made_with(run_id: str | None, scheduled: bool, offset_seconds: int | None) -> int | None:
-    """The offset a run was made with: the one its id carries; 0 for a scheduled run's id without one; else
-    *offset_seconds*, the DAG's."""
+    """The offset a run was made with: its id's; 0 for a scheduled run's id without one; else the DAG's."""
     if (made_with := marked_offset(run_id)) is None:
         return 0 if scheduled and run_id is not None else offset_seconds
     return made_with

@@ -291,8 +291,7 @@ def catchup_rule(catchup: bool, max_catchup_runs: int | None) -> str:
 
 
 def describe(schedule: Schedule) -> str:
-    """The schedule in one paragraph of at most :data:`DESCRIPTION_LIMIT` characters (an unbound one says both
-    catch-up cases)."""
+    """The schedule in at most :data:`DESCRIPTION_LIMIT` characters (an unbound one says both catch-up cases)."""
     if schedule.bound:
         catchup = catchup_rule(schedule.catchup, schedule.max_catchup_runs)
     else:

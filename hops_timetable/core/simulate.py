@@ -122,8 +122,7 @@ def scheduled_runs(policy: CatchupPolicy, last_fire: datetime | None, now: datet
 def simulate(
     policy: CatchupPolicy, catchup: bool, start: datetime, until: datetime, events: Sequence[Event] = ()
 ) -> list[FireRow]:
-    """Replay Airflow's scheduling of *policy* from *start* to *until* through *events*: the rows of the fires in
-    ``(start, until]``, in fire order."""
+    """The rows of the fires in ``(start, until]``, in fire order, as Airflow schedules *policy* through *events*."""
     start, until = as_utc(start), as_utc(until)
     if until <= start:
         raise ArgumentError(
