@@ -21,7 +21,6 @@ MAX_JSON_BYTES: Final = 16 * 1024 * 1024  # tens of thousands of schedules
 MAX_JSON_DEPTH: Final = 32  # a Hopsworks export nests four levels
 
 IN_RANGE: Final = f"it must lie between {EARLIEST_DATE.isoformat()} and {LATEST_DATE.isoformat()} once converted to UTC"
-_REPR_LIMIT = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MILLIS: Final = tuple((limit - _EPOCH) // timedelta(milliseconds=1) for limit in (EARLIEST_DATE, LATEST_DATE))
 
@@ -43,7 +42,7 @@ class ArgumentTypeError(ArgumentError, TypeError):
     """An argument of the wrong type (also a ``TypeError``)."""
 
 
-def short_repr(value: object, limit: int = _REPR_LIMIT) -> str:
+def short_repr(value: object, limit: int = 80) -> str:
     """``repr`` capped at *limit* characters, so a hostile value cannot flood a message; never raises."""
     try:
         text = repr(value)
