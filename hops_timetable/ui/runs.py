@@ -1,20 +1,11 @@
 """The runs the tab reads: a DAG's history kept between views as blocks, brought up to date by bounded queries.
 
-A view must not read a DAG's whole history: a per-minute DAG has a million runs in two years. The api-server keeps,
-per DAG, the runs that had ended when it last looked, folded into :class:`~hops_timetable.core.coverage.Blocks`
-(runs that read alike as one block; the others whole), and each view reads only:
-
-* the runs added since (``id`` above the highest folded: the primary key);
-* the runs that were queued or running then, again by id, folded in once they have ended;
-* how many runs up to that id are failed, queued or running (the ``(dag_id, state)`` index): a run cleared, marked
-  or deleted since changes these counts, and then those runs are read and each one that changed is cut out of its
-  block and kept whole (a successful run deleted is seen when the runs are taken up again, below);
-* the runs of the page's fires, whole (the ``(dag_id, logical_date)`` index): their ids and states as they are now.
-
-The folded runs are also written to disk (:mod:`~hops_timetable.ui.run_snapshot`); an api-server started again
-takes them up after checking the run at their highest id and the number of runs up to it. Only without a snapshot
-(or after the schedule changed) are the DAG's runs read whole, streamed, each run the timetable made costing only
-its columns as the driver gives them (:meth:`_Folded.fold_all`). Queries are SQLAlchemy Core on ``dag_run``.
+The api-server keeps, per DAG, the runs that had ended when it last looked, folded into
+:class:`~hops_timetable.core.coverage.Blocks`; a view reads only bounded queries of ``dag_run`` (SQLAlchemy Core), each
+served by an index: the runs added since and those in flight (by id), how many runs are failed, queued or running (a
+change there: those runs are read and cut out of their blocks), and the page's runs whole. The folded runs are also
+written to disk (:mod:`~hops_timetable.ui.run_snapshot`); only without a snapshot (or after the schedule changed) is
+the whole history read, streamed (:meth:`_Folded.fold_all`). docs/audit-and-ui.md tells why each query is bounded.
 """
 
 from __future__ import annotations
@@ -22,8 +13,8 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -45,7 +36,6 @@ _IN_FLIGHT = ("queued", "running")
 _SAVE_EVERY = 1_000  # runs folded since the last snapshot: what an api-server started again reads at most anew
 _VERSIONS = itertools.count(1)
 _WATCHED = ("failed", *_IN_FLIGHT)
-
 
 RUN_COLUMNS = tuple(
     "id run_id run_type state run_after logical_date data_interval_start data_interval_end queued_at conf".split()  # noqa: SIM905
@@ -69,35 +59,31 @@ class RunQuery:
     limit: int | None = None
 
 
-def run_rows(session: Session, dag_id: str, query: RunQuery | None = None) -> Iterator[Any]:
+def run_rows(session: Session, dag_id: str, query: RunQuery | None = None, *, raw: bool = False) -> Iterator[Any]:
     """The ``dag_run`` rows of DAG *dag_id* that *query* names (all without one), as tuples of :data:`RUN_COLUMNS`
-    (datetimes aware, ``conf`` decoded), oldest id first (unless it names states), streamed in batches."""
-    from sqlalchemy import select
+    (datetimes aware, ``conf`` decoded; *raw*: each column as the driver gives it, read by :func:`when` and
+    :func:`conf_of`), oldest id first (unless it names states), streamed in batches."""
+    from sqlalchemy import String, Text, cast, select, type_coerce
 
-    table = _compat.dag_run_table()
-    q = select(*(table.c[name] for name in RUN_COLUMNS)).where(table.c.dag_id == dag_id)
-    if query is not None:
-        if query.run_id is not None:
-            q = q.where(table.c.run_id == query.run_id)
-        if query.after_id is not None:
-            q = q.where(table.c.id > query.after_id)
-        if query.upto_id is not None:
-            q = q.where(table.c.id <= query.upto_id)
-        if query.ids is not None:
-            q = q.where(table.c.id.in_(query.ids))
-        if query.logical_from is not None:
-            q = q.where(table.c.logical_date >= query.logical_from)
-        if query.logical_to is not None:
-            q = q.where(table.c.logical_date <= query.logical_to)
-        if query.states:
-            q = q.where(table.c.state.in_(query.states))
-        if query.run_types:
-            q = q.where(table.c.run_type.in_(query.run_types))
-    if query is None or not query.states:
+    c, q = _compat.dag_run_table().c, query or RunQuery()
+    columns = [c[name] for name in RUN_COLUMNS]
+    if raw:  # SQLAlchemy's conversion of datetimes cost most of reading a long history
+        columns = [c.id, c.run_id, *(type_coerce(c[name], String) for name in RUN_COLUMNS[2:9]), cast(c.conf, Text)]
+    bounds: tuple[tuple[Any, Callable[[Any], Any]], ...] = (
+        (q.run_id, lambda v: c.run_id == v),
+        (q.after_id, lambda v: c.id > v),
+        (q.upto_id, lambda v: c.id <= v),
+        (q.ids, c.id.in_),
+        (q.logical_from, lambda v: c.logical_date >= v),
+        (q.logical_to, lambda v: c.logical_date <= v),
+        (q.states or None, c.state.in_),
+        (q.run_types or None, c.run_type.in_),
+    )
+    rows = select(*columns).where(c.dag_id == dag_id, *(bound(v) for v, bound in bounds if v is not None))
+    if not q.states:
         # By states, in any order: ordered by id, SQLite walks every run of the DAG by id (2 s at 10^6 runs).
-        q = q.order_by(table.c.id)
-    q = q.limit(query.limit if query is not None else None).execution_options(yield_per=5_000)
-    yield from session.execute(q)
+        rows = rows.order_by(c.id)
+    yield from session.execute(rows.limit(q.limit).execution_options(yield_per=5_000))
 
 
 _EMPTY_CONF: dict[str | None, dict[str, Any] | None] = {None: None, "null": None, "{}": {}}
@@ -107,25 +93,8 @@ _EMPTY_CONF: dict[str | None, dict[str, Any] | None] = {None: None, "null": None
 def raw_run_rows(
     session: Session, dag_id: str, after_id: int | None = None, limit: int | None = None
 ) -> Iterator[tuple[Any, ...]]:
-    """:func:`run_rows` of the ids above *after_id* (*limit* at most), each column as the driver gives it (read by
-    :func:`when`, :func:`conf_of`): SQLAlchemy's conversion of datetimes cost most of reading a long history."""
-    from sqlalchemy import String, Text, cast, select, type_coerce
-
-    table = _compat.dag_run_table()
-    columns = [
-        table.c.id,
-        table.c.run_id,
-        type_coerce(table.c.run_type, String),
-        type_coerce(table.c.state, String),
-        *(type_coerce(table.c[name], String) for name in RUN_COLUMNS[4:9]),
-        cast(table.c.conf, Text),
-    ]
-    q = select(*columns).where(table.c.dag_id == dag_id)
-    if after_id is not None:
-        q = q.where(table.c.id > after_id)
-    q = q.order_by(table.c.id).limit(limit).execution_options(yield_per=5_000)
-    for row in session.execute(q):
-        yield tuple(row)
+    """:func:`run_rows` of the ids above *after_id* (*limit* at most), each column as the driver gives it."""
+    yield from map(tuple, run_rows(session, dag_id, RunQuery(after_id=after_id, limit=limit), raw=True))
 
 
 def when(value: Any) -> datetime | None:
@@ -145,22 +114,6 @@ def _at(value: Any) -> datetime:
     return stored_time(value) if isinstance(value, str) else as_utc(value)
 
 
-def _raw_record(row: tuple[Any, ...]) -> RunRecord:
-    """A row of :func:`raw_run_rows` as :func:`record_of` reads it."""
-    _, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
-    return RunRecord(
-        run_id=run_id,
-        run_type=enum_text(run_type),
-        state=enum_text(state),
-        run_after=_at(run_after),
-        logical_date=when(logical_date),
-        data_interval_start=when(start),
-        data_interval_end=when(end),
-        queued_at=when(queued_at),
-        conf=conf_of(conf),
-    )
-
-
 def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upto_id: int) -> dict[str, int]:
     """How many runs of *dag_id* with an id up to *upto_id* are in each of *states* (the ``(dag_id, state)`` index:
     the cost is that of the runs counted)."""
@@ -175,34 +128,17 @@ def run_state_counts(session: Session, dag_id: str, states: tuple[str, ...], upt
     return {str(state): int(n) for state, n in session.execute(q)}
 
 
-def run_count(session: Session, dag_id: str, upto_id: int) -> int:
-    """How many runs of *dag_id* have an id up to *upto_id* (an index of ``dag_id``: about 0.1 s at 10^6 runs)."""
-    from sqlalchemy import func, select
-
-    table = _compat.dag_run_table()
-    return int(
-        session.execute(select(func.count()).where(table.c.dag_id == dag_id, table.c.id <= upto_id)).scalar_one()
-    )
-
-
 def enum_text(item: Any) -> str:
     """A run type or state as text, whether the row holds Airflow's enum or its string."""
     return str(getattr(item, "value", item))
 
 
-def record_of(row: Any) -> RunRecord:
-    """A ``dag_run`` row (:data:`hops_timetable._compat.RUN_COLUMNS`) as the core reads a run."""
-    return RunRecord(
-        run_id=row.run_id,
-        run_type=enum_text(row.run_type),
-        state=enum_text(row.state),
-        run_after=as_utc(row.run_after),
-        logical_date=when(row.logical_date),
-        data_interval_start=when(row.data_interval_start),
-        data_interval_end=when(row.data_interval_end),
-        queued_at=when(row.queued_at),
-        conf=row.conf if isinstance(row.conf, dict) else None,
-    )
+def record_of(row: Any, raw: bool = False) -> RunRecord:
+    """A row of :func:`run_rows` (*raw*: of :func:`raw_run_rows`) as the core reads a run."""
+    _, run_id, run_type, state, run_after, *times, conf = row
+    logical, start, end, queued = map(when, times)
+    conf = conf_of(conf) if raw else conf if isinstance(conf, dict) else None
+    return RunRecord(run_id, enum_text(run_type), enum_text(state), _at(run_after), logical, start, end, queued, conf)
 
 
 @dataclass
@@ -247,16 +183,11 @@ class _Folded:
         row_id, run_id = self.upto, self.upto_run_id
         for row in raw_run_rows(session, dag_id):
             row_id, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
-            if (
-                state == "success"
-                and conf in _EMPTY_CONF
-                and start is not None
-                and logical_date == start
-                and run_after == end
-            ):
+            plain = state == "success" and conf in _EMPTY_CONF and start is not None
+            if plain and logical_date == start and run_after == end:
                 add_plain(run_id, run_type, state, _at(start), _at(end), when(queued_at), _EMPTY_CONF[conf])
             else:
-                self._take(row_id, _raw_record(row))
+                self._take(row_id, record_of(row, raw=True))
         if row_id > self.upto:
             self.upto, self.upto_run_id = row_id, run_id
         self.version = next(_VERSIONS)
@@ -271,11 +202,8 @@ class _Folded:
             del self.in_flight[gone]
             self.version = next(_VERSIONS)
         self.fold(returned.values())
-        expected = {"failed": len(self.failed), **dict.fromkeys(_IN_FLIGHT, 0)}
-        for record in self.in_flight.values():
-            expected[record.state] += 1
-        counts = run_state_counts(session, dag_id, _WATCHED, self.upto)
-        if {state: counts.get(state, 0) for state in _WATCHED} == expected:
+        expected = Counter({"failed": len(self.failed)}) + Counter(r.state for r in self.in_flight.values())
+        if Counter(run_state_counts(session, dag_id, _WATCHED, self.upto)) == expected:  # a missing state counts 0
             return
         self.saved = None  # older runs changed: written again, so that a restart need not read them again
         query = RunQuery(states=_WATCHED, upto_id=self.upto)
@@ -350,11 +278,15 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
 def _taken_up(session: Session, dag_id: str, settings: Schedule) -> _Folded | None:
     """The DAG's folded runs as its snapshot holds them, if folded for *settings* and the database still holds their
     run at the highest row id and as many runs up to it (a run deleted since, as ``airflow db clean`` does, not)."""
+    from sqlalchemy import func, select
+
     snapshot = run_snapshot.read(dag_id, settings)
     if snapshot is None:
         return None
     top = [row.run_id for row in run_rows(session, dag_id, RunQuery(ids=(snapshot.upto,)))]
-    if top != [snapshot.upto_run_id] or run_count(session, dag_id, snapshot.upto) != snapshot.runs:
+    c = _compat.dag_run_table().c  # counted on an index of dag_id: about 0.1 s at 10^6 runs
+    count = select(func.count()).where(c.dag_id == dag_id, c.id <= snapshot.upto)
+    if top != [snapshot.upto_run_id] or session.execute(count).scalar_one() != snapshot.runs:
         return None
     builder = Blocks(settings.policy(), settings.offset)
     builder.resume(snapshot.singles, snapshot.blocks, snapshot.newest)
