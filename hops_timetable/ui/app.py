@@ -178,22 +178,19 @@ def _warm_up() -> None:
 
 UserDep = Annotated[Any, Depends(_user)]
 SessionArg = Annotated[Any, Depends(_compat.metadata_session)]
+PageArg = Annotated[int, Query(ge=0, le=10**9, description="0: the newest fires; older pages count up")]
+OffsetArg = Annotated[int, Query(ge=0, le=10**9, description="rows to skip, the newest first")]
+LimitArg = Annotated[int, Query(ge=1, le=500, description="rows to return")]
+SpanKind = Annotated[str, Path(pattern="^(gaps|dropped)$", description="gaps or dropped")]
+RUNS_PAGE = 5_000  # the most runs one answer of GET /api/dags/{dag_id}/runs holds
 
 
 @app.get("/api/dags")
 def list_dags(request: Request, user: UserDep, session: SessionArg) -> dict[str, Any]:
     readable = _compat.readable_dag_ids(user, session)
-    dags = []
-    for dag_id, paused in _compat.dag_pause_flags(session):
-        if dag_id not in readable:
-            continue
-        dag = _compat.serialized_dag(dag_id, session)
-        if dag is not None and isinstance(dag.timetable, HopsworksTimetable):
-            dags.append({"dag_id": dag_id, **settings_json(_settings(dag), bool(paused))})
-    return {"dags": dags}
-
-
-PageArg = Annotated[int, Query(ge=0, le=10**9, description="0: the newest fires; older pages count up")]
+    found = ((d, p, _compat.serialized_dag(d, session)) for d, p in _compat.dag_pause_flags(session) if d in readable)
+    mine = [(d, p, dag) for d, p, dag in found if isinstance(getattr(dag, "timetable", None), HopsworksTimetable)]
+    return {"dags": [{"dag_id": d, **settings_json(_settings(dag), bool(p))} for d, p, dag in mine]}
 
 
 @app.get("/api/dags/{dag_id}")
@@ -218,9 +215,6 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
         raise HTTPException(404, f"DAG {dag_id!r} has no run {run_id!r}")
     item = run_window(found, settings.offset, settings.policy())
     return RunFacts(item, item.carried, _legacy_modes(dag))
-
-
-RUNS_PAGE = 5_000  # the most runs one answer of GET /api/dags/{dag_id}/runs holds
 
 
 def _iso(value: Any) -> str | None:
@@ -267,11 +261,6 @@ def run_data(dag_id: str, run_id: str, request: Request, user: UserDep, session:
 def run_tab(dag_id: str, run_id: str, request: Request, user: UserDep, session: SessionArg) -> str:
     _compat.require_dag_read(request, user, dag_id, runs=True)
     return run_page(dag_id, _run(session, dag_id, run_id))
-
-
-OffsetArg = Annotated[int, Query(ge=0, le=10**9, description="rows to skip, the newest first")]
-LimitArg = Annotated[int, Query(ge=1, le=500, description="rows to return")]
-SpanKind = Annotated[str, Path(pattern="^(gaps|dropped)$", description="gaps or dropped")]
 
 
 @app.get("/api/dags/{dag_id}/spans/{kind}")
