@@ -3,7 +3,7 @@ page of Airflow 3.0 (:func:`dag_page`), where every value from a DAG, a run or i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from html import escape
@@ -18,7 +18,6 @@ from hops_timetable.core.coverage import (
     RunBlock,
     RunRecord,
     RunWindow,
-    Span,
     Stretch,
     history,
     page_of_fires,
@@ -123,15 +122,14 @@ class DagPage:
     number: int  # 0: the newest fires
     pages: int
     older: list[Stretch]  # the history before this page's fires
-    kept: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # shared by a copy at another now
+    kept: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)  # shared by a copy
 
     @property
     def summary(self) -> list[dict[str, Any]]:
         """The older history in at most about :data:`HISTORY_ROWS` rows, worked out once."""
         if "summary" not in self.kept:
             self.kept["summary"] = _summary(self.older)
-        rows: list[dict[str, Any]] = self.kept["summary"]
-        return rows
+        return self.kept["summary"]
 
 
 def build_page(
@@ -158,10 +156,6 @@ def build_page(
 def _meets(page: DagPage, start: datetime, end: datetime) -> bool:
     fires = page.coverage.fires
     return bool(fires) and start < fires[-1].window.end and fires[0].window.start < end
-
-
-def _near(page: DagPage, spans: Iterable[Span]) -> list[Span]:
-    return [s for s in spans if _meets(page, s.start, s.end)]
 
 
 def _pager(page: Mapping[str, Any]) -> str:
@@ -273,8 +267,8 @@ def dag_page(data: Mapping[str, Any]) -> str:
 def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
     """One page of the DAG's coverage, bounded: the spans that meet its fires, the newest :data:`SPAN_ROWS` of each
     (``*_total``: how many there are)."""
-    hist = page.history
-    on_page = {r for f in page.coverage.fires for r in f.run_ids}
+    hist, cov = page.history, page.coverage
+    on_page = {r for f in cov.fires for r in f.run_ids}
 
     def near(item: RunWindow) -> bool:
         w = item.window
@@ -282,35 +276,33 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
 
     # Only what meets this page is written (the runs of its fires, and those whose window meets theirs): the whole
     # history's runs, overlaps and duplicates grow with it.
-    duplicates, overlaps = _near(page, page.coverage.duplicates), _near(page, page.coverage.overlaps)
+    duplicates = [s for s in cov.duplicates if _meets(page, s.start, s.end)]
+    overlaps = [s for s in cov.overlaps if _meets(page, s.start, s.end)]
     cov = replace(
-        page.coverage,
-        runs=[w for w in page.coverage.runs if near(w)][-2 * PAGE_FIRES :],
+        cov,
+        runs=[w for w in cov.runs if near(w)][-2 * PAGE_FIRES :],
         duplicates=duplicates[-SPAN_ROWS:],
         overlaps=overlaps[-SPAN_ROWS:],
     )
     data = cov.as_json()
     for shown, fire in zip(data["fires"], cov.fires, strict=True):
         shown["tone"] = status_class(fire)
-
-    data.update(
-        {
-            **hist.summary(),
-            "gaps": data["gaps"][-SPAN_ROWS:],
-            "dropped": data["dropped"][-SPAN_ROWS:],
-            "gaps_total": len(hist.gaps),
-            "dropped_total": len(hist.dropped),
-            "duplicates_total": len(duplicates),
-            "overlaps_total": len(overlaps),
-            "page": {
-                "number": page.number,
-                "pages": page.pages,
-                "size": PAGE_FIRES,
-                "fires_total": hist.fires,
-                "newer": None if page.number == 0 else f"?page={page.number - 1}",
-                "older": None if page.number + 1 >= page.pages else f"?page={page.number + 1}",
-            },
-            "history": page.summary,
-        }
-    )
-    return data
+    return {
+        **data,
+        **hist.summary(),
+        "gaps": data["gaps"][-SPAN_ROWS:],
+        "dropped": data["dropped"][-SPAN_ROWS:],
+        "gaps_total": len(hist.gaps),
+        "dropped_total": len(hist.dropped),
+        "duplicates_total": len(duplicates),
+        "overlaps_total": len(overlaps),
+        "page": {
+            "number": page.number,
+            "pages": page.pages,
+            "size": PAGE_FIRES,
+            "fires_total": hist.fires,
+            "newer": None if page.number == 0 else f"?page={page.number - 1}",
+            "older": None if page.number + 1 >= page.pages else f"?page={page.number + 1}",
+        },
+        "history": page.summary,
+    }

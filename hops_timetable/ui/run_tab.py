@@ -65,17 +65,9 @@ def source_words(facts: RunFacts) -> str:
     return words + (f"; {rest.strip()}" if rest else "")
 
 
-def _legacy(facts: RunFacts) -> list[dict[str, Any]]:
-    env = {} if facts.item.window is None else facts.item.window.as_env()
-    return [
-        {"mode": mode, "arguments": " ".join(legacy_arguments(mode, env)), "tasks": list(tasks)}
-        for mode, tasks in sorted(facts.legacy.items())
-        if env
-    ]
-
-
 def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
     item, run = facts.item, facts.item.run
+    env = {} if item.window is None else item.window.as_env()
     return {
         "dag_id": dag_id,
         "run_id": run.run_id,
@@ -86,8 +78,12 @@ def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
         "error": item.error,
         "data_interval_start": None if run.data_interval_start is None else _t(run.data_interval_start),
         "data_interval_end": None if run.data_interval_end is None else _t(run.data_interval_end),
-        "env": {} if item.window is None else item.window.as_env(),
-        "legacy": _legacy(facts),
+        "env": env,
+        "legacy": [
+            {"mode": mode, "arguments": " ".join(legacy_arguments(mode, env)), "tasks": list(tasks)}
+            for mode, tasks in sorted(facts.legacy.items())
+            if env
+        ],
     }
 
 
