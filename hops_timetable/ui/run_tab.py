@@ -90,14 +90,12 @@ def run_json(dag_id: str, facts: RunFacts) -> dict[str, Any]:
 def run_page(dag_id: str, facts: RunFacts) -> str:
     """The plain page of :func:`run_json`, every value escaped."""
     data = run_json(dag_id, facts)
-    interval = "none"
-    if data["data_interval_start"] is not None:
-        interval = f"[{data['data_interval_start']}, {data['data_interval_end']})"
+    start, end = data["data_interval_start"], data["data_interval_end"]
     rows: list[tuple[str, str, str]] = [
         ("run", "run", data["run_id"]),
         ("type", "type", data["run_type"]),
         ("state", "state", data["state"]),
-        ("Airflow data interval", "data-interval", interval),
+        ("Airflow data interval", "data-interval", "none" if start is None else f"[{start}, {end})"),
         *((key, key, value) for key, value in data["env"].items()),
     ]
     if data["error"] is not None:

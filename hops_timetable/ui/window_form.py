@@ -25,9 +25,7 @@ class FormRefused(HopsTimetableError):
 
     def __init__(self, status: int, message: str, errors: Sequence[Mapping[str, Any]] = ()) -> None:
         super().__init__(message)
-        self.status = status
-        self.message = message
-        self.errors = list(errors)
+        self.status, self.message, self.errors = status, message, list(errors)
 
     def payload(self) -> dict[str, Any]:
         return {"status": self.status, "message": self.message, "errors": self.errors}
@@ -37,8 +35,7 @@ def window_conf(raw: bytes) -> dict[str, Any]:
     """The run's ``conf`` for the posted body, or 422: checked by :func:`parse_conf_window` as the tasks check it, and
     carrying the values as the tasks will see them (whole seconds, UTC), never the typed text."""
     try:
-        text = raw.decode("utf-8")
-        body = load_json(text, "the form's body", max_chars=MAX_BODY)
+        body = load_json(raw.decode("utf-8"), "the form's body", max_chars=MAX_BODY)
     except (UnicodeDecodeError, ValueError) as exc:
         raise FormRefused(422, f"the body is not a JSON window: {exc}") from None
     try:
