@@ -72,14 +72,10 @@ async def _user(request: Request) -> Any:
 
 def _settings(dag: Any) -> Schedule:
     """The DAG's schedule within the DAG's own restriction (a stored schedule, not validated again)."""
-    timetable: HopsworksTimetable = dag.timetable
-    start, end = getattr(dag, "start_date", None), getattr(dag, "end_date", None)
+    schedule: Schedule = dag.timetable.schedule
+    start, end, catchup = (getattr(dag, name, None) for name in ("start_date", "end_date", "catchup"))
     return dataclasses.replace(
-        timetable.schedule,
-        start=None if start is None else as_utc(start),
-        end=None if end is None else as_utc(end),
-        catchup=bool(getattr(dag, "catchup", False)),
-        bound=True,
+        schedule, start=start and as_utc(start), end=end and as_utc(end), catchup=bool(catchup), bound=True
     )
 
 

@@ -101,14 +101,9 @@ def run_page(dag_id: str, facts: RunFacts) -> str:
     if data["error"] is not None:
         rows.append(("HOPS_*", "no-window", f"none: {data['error']}"))
     rows.append(("source", "source", data["source_words"]))
-    rows += [
-        (
-            "legacy arguments",
-            f"legacy-{item['mode']}",
-            f"{item['arguments']} (legacy_args={item['mode']!r} of {', '.join(item['tasks'])})",
-        )
-        for item in data["legacy"]
-    ]
+    for item in data["legacy"]:
+        words = f"{item['arguments']} (legacy_args={item['mode']!r} of {', '.join(item['tasks'])})"
+        rows.append(("legacy arguments", f"legacy-{item['mode']}", words))
     table = "".join(f'<tr><th>{escape(name)}</th><td id="{key}">{escape(value)}</td></tr>' for name, key, value in rows)
     back = escape(quote(dag_id, safe=""))
     body = (
