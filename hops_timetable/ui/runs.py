@@ -83,7 +83,8 @@ def run_rows(session: Session, dag_id: str, query: RunQuery | None = None, *, ra
     if not q.states:
         # By states, in any order: ordered by id, SQLite walks every run of the DAG by id (2 s at 10^6 runs).
         rows = rows.order_by(c.id)
-    yield from session.execute(rows.limit(q.limit).execution_options(yield_per=5_000))
+    found = session.execute(rows.limit(q.limit).execution_options(yield_per=5_000))
+    yield from map(tuple, found) if raw else found
 
 
 _EMPTY_CONF: dict[str | None, dict[str, Any] | None] = {None: None, "null": None, "{}": {}}
@@ -94,7 +95,7 @@ def raw_run_rows(
     session: Session, dag_id: str, after_id: int | None = None, limit: int | None = None
 ) -> Iterator[tuple[Any, ...]]:
     """:func:`run_rows` of the ids above *after_id* (*limit* at most), each column as the driver gives it."""
-    yield from map(tuple, run_rows(session, dag_id, RunQuery(after_id=after_id, limit=limit), raw=True))
+    return run_rows(session, dag_id, RunQuery(after_id=after_id, limit=limit), raw=True)
 
 
 def when(value: Any) -> datetime | None:
