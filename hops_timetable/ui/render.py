@@ -122,7 +122,8 @@ class DagPage:
     number: int  # 0: the newest fires
     pages: int
     older: list[Stretch]  # the history before this page's fires
-    kept: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)  # shared by a copy
+    # What is worked out once, shared by a copy of the page at another now.
+    kept: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def summary(self) -> list[dict[str, Any]]:
