@@ -34,6 +34,7 @@ CLASSES: Final = (
     "in_flight",
     "not_compared",
 )
+SIDES: Final = ("hopsworks", "airflow")
 AGREE: Final = frozenset({"match", "match_retried"})
 INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
 
@@ -174,7 +175,6 @@ def _in_range(runs: Iterable[SideRun], start: datetime, end: datetime) -> Iterat
 
 
 _Planned = dict[str, Planned | None]
-_FIRST = itemgetter(0)
 
 
 def _merged(
@@ -183,33 +183,30 @@ def _merged(
     plans: Mapping[str, Plan],
     placed: Mapping[str, Iterable[SideRun]],
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
-    # Tagged by source, numbered within it: merged by comparing tuples (in C), never the items.
-    streams: list[Iterator[tuple[datetime, int, int, object]]] = [
-        ((r.fire, 0, n, r) for n, r in enumerate(_in_range(placed["hopsworks"], start, end))),  # type: ignore[misc]
-        ((r.fire, 1, n, r) for n, r in enumerate(_in_range(placed["airflow"], start, end))),  # type: ignore[misc]
-        _tagged(plans["hopsworks"], 2, start, end),
-    ]
+    # Tagged by source (each side's runs, then its plan), numbered within it: merged by comparing tuples (in C).
     shared = plans["airflow"] is plans["hopsworks"]
-    if not shared:
-        streams.append(_tagged(plans["airflow"], 3, start, end))
-    for fire, group in itertools.groupby(heapq.merge(*streams), key=_FIRST):
-        hops: list[SideRun] = []
-        air: list[SideRun] = []
+    sources: list[Iterable[tuple[datetime | None, object]]] = [((r.fire, r) for r in placed[s]) for s in SIDES]
+    sources += [plans[s].fires.items() for s in SIDES[: 1 if shared else 2]]
+    streams = [_tagged(items, tag, start, end) for tag, items in enumerate(sources)]
+    for fire, group in itertools.groupby(heapq.merge(*streams), key=itemgetter(0)):
+        ran: tuple[list[SideRun], list[SideRun]] = ([], [])
         planned: _Planned = {"hopsworks": None, "airflow": None}
         for _, tag, _, item in group:
             if tag < 2:
-                (hops if tag == 0 else air).append(item)  # type: ignore[arg-type]
+                ran[tag].append(item)  # type: ignore[arg-type]
             else:
-                planned["hopsworks" if tag == 2 else "airflow"] = item  # type: ignore[assignment]
+                planned[SIDES[tag - 2]] = item  # type: ignore[assignment]
         if shared:
             planned["airflow"] = planned["hopsworks"]
         eligible = any(p is not None and p.explained_by not in _INELIGIBLE for p in planned.values())
-        if hops or air or eligible:
-            yield fire, hops, air, planned
+        if ran[0] or ran[1] or eligible:
+            yield fire, *ran, planned
 
 
-def _tagged(plan: Plan, tag: int, start: datetime, end: datetime) -> Iterator[tuple[datetime, int, int, object]]:
-    return ((f, tag, 0, p) for f, p in plan.fires.items() if start <= f < end)
+def _tagged(
+    items: Iterable[tuple[datetime | None, object]], tag: int, start: datetime, end: datetime
+) -> Iterator[tuple[datetime, int, int, object]]:
+    return ((f, tag, n, x) for n, (f, x) in enumerate(items) if f is not None and start <= f < end)
 
 
 _INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
@@ -223,19 +220,14 @@ def _classify(
     covering: Mapping[str, Mapping[tuple[datetime, datetime], str]],
 ) -> Row:
     if len(hops) == len(air) == 1:
+        # The common case, decided without the steps below: one run each, the same window.
         h, a = hops[0], air[0]
-        if (
-            h.outcome == a.outcome == "succeeded"
-            and h.attempts == a.attempts == 1
-            and h.window
-            and h.window == a.window
-        ):
-            # The common case, decided without the steps below: one run each, the same window.
+        if h.outcome == a.outcome == "succeeded" and h.attempts == a.attempts == 1 and h.window == a.window is not None:
             return Row(fire, "match", h.window, a.window, (h.run_id,), (a.run_id,), derived=h.derived)
     h_ok = [r for r in hops if r.outcome == "succeeded"]
     a_ok = [r for r in air if r.outcome == "succeeded"]
-    hw = h_ok[0].window if h_ok else _expected(planned["hopsworks"])
-    aw = a_ok[0].window if a_ok else _expected(planned["airflow"])
+    pairs = ((h_ok, planned["hopsworks"]), (a_ok, planned["airflow"]))
+    hw, aw = (ok[0].window if ok else p.window if p else None for ok, p in pairs)
     # Without a successful run the window shown is the schedule's: every value of it derived.
     derived = h_ok[0].derived if h_ok else HOPS_ENV_KEYS if hw is not None else ()
     base = Row(fire, "", hw, aw, tuple(r.run_id for r in hops), tuple(r.run_id for r in air), derived=derived)
@@ -273,10 +265,6 @@ def _whole(window: HopsWindow) -> HopsWindow:
 
 def _span(window: HopsWindow) -> tuple[datetime, datetime]:
     return window.start.replace(microsecond=0), window.end.replace(microsecond=0)
-
-
-def _expected(planned: Planned | None) -> HopsWindow | None:
-    return None if planned is None else planned.window
 
 
 def _neither(base: Row, planned: Mapping[str, Planned | None]) -> Row:
