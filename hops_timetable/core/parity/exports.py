@@ -133,14 +133,11 @@ class _Stored(Sequence[Execution]):
 
     def by_id(self) -> _Stored:
         ids = self.columns[0]
-        if all(a < b for a, b in itertools.pairwise(ids)):
-            return self
-        order = sorted(range(len(ids)), key=ids.__getitem__)
-        out = _Stored()
-        out.kinds, out.known = self.kinds, self.known
-        for mine, theirs in zip(self.columns, out.columns, strict=True):
-            theirs.extend(mine[i] for i in order)
-        return out
+        if any(a > b for a, b in itertools.pairwise(ids)):
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            for column in self.columns:
+                column[:] = array(column.typecode, map(column.__getitem__, order))
+        return self
 
     def __len__(self) -> int:
         return len(self.columns[0])
@@ -254,11 +251,10 @@ def _start_time_arg(args: object, where: str) -> datetime | None:
         return None
     if not isinstance(args, str) or len(args) > MAX_ARGS_CHARS:
         raise ArgumentError("args", args, f"{where}: args={short_repr(args)} is invalid: expected a string")
-    tokens = args.split()
+    tokens = args.split()[::-1]
     if "-start_time" not in tokens:
         return None
-    at = len(tokens) - 1 - tokens[::-1].index("-start_time")
-    value = tokens[at + 1] if at + 1 < len(tokens) else None
+    value = tokens[tokens.index("-start_time") - 1] if tokens[0] != "-start_time" else None
     return _checked(where, lambda: parse_time("-start_time", value, strict=True))
 
 

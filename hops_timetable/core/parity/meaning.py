@@ -132,9 +132,7 @@ class Reading:
 def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
     if meaning == "logical":
         return cron.next_after(arg)
-    if not cron.matches(arg):
-        return None
-    return arg if meaning == "fire" else cron.prev_before(arg)
+    return None if not cron.matches(arg) else arg if meaning == "fire" else cron.prev_before(arg)
 
 
 def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tuple[timedelta, str | None, str | None]:
@@ -245,7 +243,7 @@ def detect_meaning(
     # An outlier names another fire than the one it was on time for; a logical date floored by a schedule edit
     # fits no meaning's value, yet names its own fire.
     outliers: list[Outlier] = []
-    total = 0
+    total, skew = 0, skew if meaning is not None else timedelta(0)
     if meaning is not None:
         others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning)))
         for _, e, arg, f, fits in _on_time(executions, plan, skew, grace, others):
@@ -254,16 +252,7 @@ def detect_meaning(
                 if total <= MAX_OUTLIERS:
                     outliers.append(Outlier(e.id, e.submitted - skew, f, arg, fits))
     return Reading(
-        meaning,
-        shown,
-        shown_on_time,
-        undecided,
-        given is not None,
-        skew if meaning is not None else timedelta(0),
-        tuple(outliers),
-        total,
-        leader,
-        ambiguous,
+        meaning, shown, shown_on_time, undecided, given is not None, skew, tuple(outliers), total, leader, ambiguous
     )
 
 
@@ -276,16 +265,15 @@ def attribute(
         return None, "manual: no -start_time argument"
     cron = plan.policies[version_index(plan.versions, execution.submitted - skew)].cron
     fire = _named(meaning, cron, arg)
-    if fire is None:
-        return None, f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}"
-    return fire, ""
+    return (
+        fire,
+        "" if fire is not None else f"-start_time {arg.isoformat()} is not a {meaning} value of {cron.source!r}",
+    )
 
 
 def derived_values(meaning: str) -> tuple[str, ...]:
     """The ``HOPS_*`` values that an argument read as *meaning* does not carry: derived from the schedule."""
-    if meaning == "logical":
-        return ("HOPS_END_TIME",)
-    return ("HOPS_START_TIME", "HOPS_LOGICAL_DATE")
+    return ("HOPS_END_TIME",) if meaning == "logical" else ("HOPS_START_TIME", "HOPS_LOGICAL_DATE")
 
 
 def window_of(
