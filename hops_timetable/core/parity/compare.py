@@ -178,10 +178,7 @@ _Planned = dict[str, Planned | None]
 
 
 def _merged(
-    start: datetime,
-    end: datetime,
-    plans: Mapping[str, Plan],
-    placed: Mapping[str, Iterable[SideRun]],
+    start: datetime, end: datetime, plans: Mapping[str, Plan], placed: Mapping[str, Iterable[SideRun]]
 ) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
     # Tagged by source (each side's runs, then its plan), numbered within it: merged by comparing tuples (in C).
     shared = plans["airflow"] is plans["hopsworks"]

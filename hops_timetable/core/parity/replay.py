@@ -134,9 +134,7 @@ def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datet
             total += cron.count_between(first, last)
         if total > MAX_FIRES:
             raise ArgumentError(
-                "--from",
-                start,
-                f"the range holds more than {MAX_FIRES:,} fires of {cron.source!r}; narrow --from/--to",
+                "--from", start, f"the range holds more than {MAX_FIRES:,} fires of {cron.source!r}; narrow --from/--to"
             )
     return total
 
