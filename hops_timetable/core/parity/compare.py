@@ -9,14 +9,13 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from operator import attrgetter, itemgetter
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from hops_timetable.core.decision import Verdict
-from hops_timetable.core.parity.packed import Lazy, Ordered
 from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
@@ -35,8 +34,45 @@ CLASSES: Final = (
     "not_compared",
 )
 SIDES: Final = ("hopsworks", "airflow")
+_T = TypeVar("_T")
 AGREE: Final = frozenset({"match", "match_retried"})
 INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
+
+
+class Lazy(Sequence[_T]):
+    """A sequence whose items *make* makes again each time they are read (never stored); indexing walks them."""
+
+    def __init__(self, make: Callable[[], Iterator[_T]], length: int | None = None) -> None:
+        self._make = make
+        self._length = length
+
+    def __iter__(self) -> Iterator[_T]:
+        return self._make()
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = sum(1 for _ in self._make())
+        return self._length
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return list(self)[index]
+        at = index + len(self) if index < 0 else index
+        for item in itertools.islice(self._make(), at, None) if at >= 0 else ():
+            return item
+        raise IndexError(index)
+
+    def __repr__(self) -> str:
+        return f"Lazy({list(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Ordered(Lazy[_T]):
+    """Runs on no fire first, then in fire order: :func:`compare` sorts others."""
 
 
 @dataclass(frozen=True, slots=True)

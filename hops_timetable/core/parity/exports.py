@@ -2,10 +2,10 @@
 
 * A schedule is read as ``import`` reads it (:mod:`hops_timetable.core.export_schedule`); several versions are
   ``{"versions": [...]}``, each with ``effectiveFrom`` (epoch milliseconds; the first may omit it).
-* Executions are the REST listing ``{"items": [...], "count": n}``, or a list of such pages, read piece by piece (a
-  million executions are half a gigabyte of text): only the outer shape is walked here, each value is parsed by
-  :meth:`json.JSONDecoder.raw_decode`. Pages are merged by ``id``: a failed execution re-run in place keeps its id
-  and counts ``rerunCount`` up, so the copy with the highest ``rerunCount`` (then a final state) is the newest. Pure.
+* Executions (shapes in docs/cli.md) are read piece by piece (a million are half a gigabyte of text): only the outer
+  shape is walked here, each value parsed by :meth:`json.JSONDecoder.raw_decode`. Pages are merged by ``id``: the
+  copy with the highest ``rerunCount`` (then a final state) is the newest. Held as numbers (instants as integer
+  microseconds in :class:`array.array` columns: tens of bytes, not the kilobyte of objects). Pure.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Final, NoReturn, TypeGuard, TypeVar
 
 from hops_timetable.core.export_schedule import read_schedule, schedule_of
-from hops_timetable.core.parity.packed import NO_TIME, from_us, to_us
 from hops_timetable.core.schedule import Schedule
 from hops_timetable.core.time_text import parse_time
 from hops_timetable.core.validation import ArgumentError, check_epoch_millis, short_repr
@@ -39,6 +38,17 @@ FINAL_STATES: Final = frozenset(
 _FAILED_FINAL: Final = frozenset({"FAILED", "KILLED"})
 
 _T = TypeVar("_T")
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_US: Final = timedelta(microseconds=1)
+NO_TIME: Final = -(2**63)  # no instant lies that far back
+
+
+def to_us(value: datetime) -> int:
+    return (value - _EPOCH) // _US
+
+
+def from_us(value: int) -> datetime:
+    return _EPOCH + _US * value  # twice as fast as timedelta(microseconds=value): it is called millions of times
 
 
 @dataclass(frozen=True, slots=True)

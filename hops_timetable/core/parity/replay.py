@@ -17,8 +17,7 @@ from typing import Final
 
 from hops_timetable.core.catchup import After, CatchupPolicy
 from hops_timetable.core.decision import Decision
-from hops_timetable.core.parity.exports import ScheduleVersion
-from hops_timetable.core.parity.packed import from_us, to_us
+from hops_timetable.core.parity.exports import ScheduleVersion, from_us, to_us
 from hops_timetable.core.simulate import Event, simulate
 from hops_timetable.core.validation import ArgumentError
 from hops_timetable.core.window import TICK, HopsWindow, as_utc, hops_window

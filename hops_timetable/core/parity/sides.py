@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from hops_timetable.core.parity.compare import Report, SideRun, compare
-from hops_timetable.core.parity.exports import Execution, ScheduleVersion
+from hops_timetable.core.parity.compare import Ordered, Report, SideRun, compare
+from hops_timetable.core.parity.exports import NO_TIME, Execution, ScheduleVersion, from_us, to_us
 from hops_timetable.core.parity.ledger import LedgerRow
 from hops_timetable.core.parity.meaning import (
     DEFAULT_GRACE,
@@ -20,7 +20,6 @@ from hops_timetable.core.parity.meaning import (
     detect_meaning,
     window_of,
 )
-from hops_timetable.core.parity.packed import NO_TIME, Ordered, from_us, to_us
 from hops_timetable.core.parity.replay import Plan, replay, version_index
 from hops_timetable.core.simulate import Event
 from hops_timetable.core.window import TICK, HopsWindow
