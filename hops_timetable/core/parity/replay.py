@@ -113,21 +113,21 @@ def version_index(versions: Sequence[ScheduleVersion], moment: datetime) -> int:
     return bisect.bisect_right(times, moment)
 
 
-def _spans(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> list[tuple[int, datetime, datetime]]:
-    spans = []
+def _spans(
+    versions: Sequence[ScheduleVersion], start: datetime, end: datetime
+) -> Iterator[tuple[int, ScheduleVersion, datetime, datetime]]:
     for index, version in enumerate(versions):
         begin = start if version.effective_from is None else max(start, version.effective_from)
         upto = end if index + 1 == len(versions) else min(end, versions[index + 1].effective_from or end)
         if begin < upto:
-            spans.append((index, begin, upto))
-    return spans
+            yield index, version, begin, upto
 
 
 def check_fires(versions: Sequence[ScheduleVersion], start: datetime, end: datetime) -> int:
     """The number of fires in ``[start, end)``; :class:`ArgumentError` beyond :data:`MAX_FIRES`."""
     total = 0
-    for index, begin, upto in _spans(versions, start, end):
-        cron = versions[index].settings.cron
+    for _, version, begin, upto in _spans(versions, start, end):
+        cron = version.settings.cron
         first, last = cron.next_after(begin - TICK), cron.prev_before(upto)
         if first is not None and last is not None and first <= last:
             total += cron.count_between(first, last)
@@ -143,18 +143,15 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
     check_fires(versions, start, end)
     fires = Fires([v.settings.offset for v in versions])
     last: datetime | None = None
-    for index, begin, upto in _spans(versions, start, end):
-        version = versions[index]
+    for index, version, begin, upto in _spans(versions, start, end):
         settings = version.settings
         policy = settings.policy()
         deciding = policy
         if index and version.effective_from is not None and (policy.start is None or policy.start < begin):
             # An edit takes effect while the scheduler runs: nothing before it is replayed as a first deployment.
             deciding = replace(policy, start=begin - TICK)
-        horizon = upto
-        if index + 1 == len(versions):
-            # An outage running past the range ends in a catch-up that may still run fires inside it.
-            horizon = max([upto, *(as_utc(e.end) + TICK for e in events)])
+        # An outage running past the range ends in a catch-up that may still run fires inside it.
+        horizon = max([upto, *(as_utc(e.end) + TICK for e in events)]) if index + 1 == len(versions) else upto
         # Every fire of the range is walked below (the limit was checked first): the rows' counts are not used.
         rows = simulate(deciding, settings.catchup, begin - TICK, horizon - TICK, events)
         floor = last
@@ -167,8 +164,7 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
                 if row.decision is Decision.CREATED:
                     if floor is not None and floor < fire:
                         # The policy's rule for the first run after an edit: never before the last run's fire.
-                        found = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire)
-                        run = run if found is None else found
+                        run = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire) or run
                     floor = None
                     last = fire
                 fires.add(fire, row.decision, run.interval_start, index)

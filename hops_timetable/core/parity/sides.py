@@ -40,12 +40,11 @@ def execution_runs(
 
     def runs() -> Iterator[SideRun]:
         for i in order:
-            execution = executions[i]
+            e = executions[i]
             fire = None if fires[i] == NO_TIME else from_us(fires[i])
-            why = "" if fire is not None else attribute(execution, meaning, plan, skew)[1]
-            window = None if fire is None else window_of(execution, fire, meaning, plan, skew)
-            attempts = 1 + execution.rerun_count
-            yield SideRun(f"execution {execution.id}", fire, window, execution.outcome, attempts, why, derived)
+            why = "" if fire is not None else attribute(e, meaning, plan, skew)[1]
+            window = None if fire is None else window_of(e, fire, meaning, plan, skew)
+            yield SideRun(f"execution {e.id}", fire, window, e.outcome, 1 + e.rerun_count, why, derived)
 
     return Ordered(runs, len(fires))
 
@@ -97,15 +96,14 @@ def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: tim
         i = bisect.bisect_left(on_time, to_us(fire))
         begin = from_us(on_time[i - 1]) + _SECOND if i else since
         spans.append((min(begin, fire), at))
-    spans.sort()
-    merged: list[list[datetime]] = []
-    for begin, at in spans:
+    merged: list[Event] = []
+    for begin, at in sorted(spans):
         # One catch-up launches its executions one after the other: one outage, until the last of them.
-        if merged and begin <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], at)
+        if merged and begin <= merged[-1].end:
+            merged[-1] = Event("outage", merged[-1].start, max(merged[-1].end, at))
         else:
-            merged.append([begin, at])
-    return [Event("outage", begin, at) for begin, at in merged]
+            merged.append(Event("outage", begin, at))
+    return merged
 
 
 def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | None]) -> tuple[list[Event], bool]:
