@@ -165,23 +165,20 @@ def compare(
     airflow: Sequence[SideRun],
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
-    """The report of the two sides over ``[start, end)``; runs not in fire order are sorted first."""
+    """The report of the two sides over ``[start, end)``; runs other than :class:`Ordered` are sorted first."""
     manual: list[tuple[str, SideRun]] = []
     unplaced: list[tuple[str, SideRun]] = []
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
     placed: dict[str, Sequence[SideRun]] = {}
-    for side, runs in (("hopsworks", hopsworks), ("airflow", airflow)):
-        ordered, previous = True, None
+    for side, runs in zip(SIDES, (hopsworks, airflow), strict=True):
+        ordered = isinstance(runs, Ordered)
         for run in runs:
-            if run.fire is not None and isinstance(runs, Ordered):
-                break  # the rest are placed, in fire order
             if run.fire is None:
                 if run.window is not None:
                     covering[side].setdefault(_span(run.window), run.run_id)
                 (unplaced if run.why and not run.why.startswith("manual") else manual).append((side, run))
-            elif start <= run.fire < end:
-                ordered = ordered and (previous is None or previous <= run.fire)
-                previous = run.fire
+            elif ordered:
+                break  # the rest are placed, in fire order
         placed[side] = runs if ordered else sorted(_in_range(runs, start, end), key=attrgetter("fire"))
     plans = {"hopsworks": hopsworks_plan, "airflow": airflow_plan}
 

@@ -197,10 +197,8 @@ def read_executions(
     chunks: Iterable[str], source: str, progress: Callable[[int], None] | None = None
 ) -> ExecutionsExport:
     """As :func:`load_executions`, from the listing's text in *chunks*, one execution parsed at a time."""
-    found: dict[int, int] = {}  # id -> where it is stored: only while reading
-    stored = _Stored()
+    found, stored, copies = dict[int, int](), _Stored(), 0  # found: id -> where it is stored, only while reading
     declared: int | None = None
-    copies = 0
     for where, what, value in events(chunks, source):
         if what == "count":
             if value is not None and not _whole(value):
@@ -250,22 +248,17 @@ def _execution(item: object, where: str) -> Execution:
     reruns = item.get("rerunCount", 0)
     if not _whole(reruns):
         raise ArgumentError("rerunCount", reruns, f"{where}: rerunCount={short_repr(reruns)} is not a whole number")
+    args = item.get("args")
+    if args is not None and (not isinstance(args, str) or len(args) > MAX_ARGS_CHARS):
+        raise ArgumentError("args", args, f"{where}: args={short_repr(args)} is invalid: expected a string")
+    # The value after the last -start_time counts: the scheduler appends it after the job's own args.
+    tokens = (args or "").split()[::-1]
+    at = tokens.index("-start_time") if "-start_time" in tokens else None
+    value = tokens[at - 1] if at else None
+    arg = None if at is None else _checked(where, lambda: parse_time("-start_time", value, strict=True))
     # Interned: a million executions share a handful of state names.
     final = None if final is None else sys.intern(final)
-    return Execution(ident, submitted, sys.intern(state), final, _start_time_arg(item.get("args"), where), reruns)
-
-
-def _start_time_arg(args: object, where: str) -> datetime | None:
-    """The value after the last ``-start_time`` in *args*: the scheduler appends it after the job's own args."""
-    if args is None:
-        return None
-    if not isinstance(args, str) or len(args) > MAX_ARGS_CHARS:
-        raise ArgumentError("args", args, f"{where}: args={short_repr(args)} is invalid: expected a string")
-    tokens = args.split()[::-1]
-    if "-start_time" not in tokens:
-        return None
-    value = tokens[tokens.index("-start_time") - 1] if tokens[0] != "-start_time" else None
-    return _checked(where, lambda: parse_time("-start_time", value, strict=True))
+    return Execution(ident, submitted, sys.intern(state), final, arg, reruns)
 
 
 class _Text:
