@@ -285,6 +285,6 @@ def window_of(
     if meaning == "logical" and execution.start_time is not None:
         return hops_window(execution.start_time, fire, offset)
     planned = plan.fires.get(fire)
-    if planned is not None:
-        return planned.window
-    return hops_window(plan.policies[index].interval_start(fire), fire, offset)
+    return (
+        planned.window if planned is not None else hops_window(plan.policies[index].interval_start(fire), fire, offset)
+    )

@@ -33,6 +33,8 @@ EXPLAINED_BY: Final = {
     Decision.NOT_YET_DUE: "outage",
     Decision.BEFORE_FIRST_LOOK: "outage",
 }
+_DECISIONS: Final = tuple(Decision)
+_NUMBER: Final = {decision: n for n, decision in enumerate(_DECISIONS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,24 +65,21 @@ class Fires:
 
     def __init__(self, offsets: Sequence[int | None] = ()) -> None:
         self._offsets = offsets  # each version's start_time_offset_seconds: the window is made on demand
-        self._fire, self._start, self._kind = array("q"), array("q"), array("L")
-        self._kinds: list[tuple[Decision, int]] = []
-        self._known: dict[tuple[Decision, int], int] = {}
+        self._fire, self._start, self._version = array("q"), array("q"), array("I")
+        self._decision = bytearray()  # its index in _DECISIONS
 
     def add(self, fire: datetime, decision: Decision, interval_start: datetime, version: int) -> None:
         at = to_us(fire)
         if self._fire and at <= self._fire[-1]:
             raise AssertionError(f"fire {fire.isoformat()} is not after the fires already planned")
-        kind = (decision, version)
-        if self._known.setdefault(kind, len(self._kinds)) == len(self._kinds):
-            self._kinds.append(kind)
         self._fire.append(at)
         self._start.append(to_us(interval_start))
-        self._kind.append(self._known[kind])
+        self._version.append(version)
+        self._decision.append(_NUMBER[decision])
 
     def _planned(self, i: int, fire: datetime) -> Planned:
-        decision, version = self._kinds[self._kind[i]]
-        return Planned(decision, version, fire, self._start[i], self._offsets[version])
+        version = self._version[i]
+        return Planned(_DECISIONS[self._decision[i]], version, fire, self._start[i], self._offsets[version])
 
     def get(self, fire: datetime) -> Planned | None:
         at = to_us(fire)

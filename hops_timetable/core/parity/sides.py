@@ -53,16 +53,14 @@ def ledger_runs(rows: Iterable[LedgerRow], plan: Plan) -> list[SideRun]:
     """A ledger's windows as runs: on the fire after ``HOPS_LOGICAL_DATE``, else the one ending the interval."""
     runs = []
     for row in rows:
-        moment = row.logical_date if row.logical_date is not None else row.end
-        version = plan.versions[version_index(plan.versions, moment)].settings
+        version = plan.versions[version_index(plan.versions, row.logical_date or row.end)].settings
         offset = timedelta(seconds=version.offset or 0)
         if row.logical_date is not None:
             fire, logical = version.cron.next_after(row.logical_date), row.logical_date
         else:
             fire, logical = version.cron.prev_before(row.end + offset + TICK), row.start + offset
-        window = HopsWindow(row.start, row.end, logical)
         why = "" if fire is not None else f"no fire of {version.cron.source!r} for the window ending {row.end}"
-        runs.append(SideRun(f"ledger {row.id}", fire, window, row.outcome, 1, why))
+        runs.append(SideRun(f"ledger {row.id}", fire, HopsWindow(row.start, row.end, logical), row.outcome, 1, why))
     return runs
 
 
