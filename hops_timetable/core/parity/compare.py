@@ -129,11 +129,9 @@ class Report:
 
     @property
     def exit_status(self) -> Verdict:
-        if self.incomplete:
-            return Verdict.INCONCLUSIVE
-        if self.differ:
+        if self.differ and not self.incomplete:
             return Verdict.DIFFERENCES
-        undecided = any(self.summary[name] for name in INCONCLUSIVE)
+        undecided = self.incomplete or any(self.summary[name] for name in INCONCLUSIVE)
         if undecided or self.unplaced or self.notes or not self.rows:
             return Verdict.INCONCLUSIVE
         return Verdict.OK

@@ -137,14 +137,13 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
 
 def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tuple[timedelta, str | None, str | None]:
     """The skew and meaning of the best hypothesis, and the unskewed meaning the data cannot tell from it."""
-    policies, versions = plan.policies, plan.versions
-    first = policies[0].first_eligible_after(None) if policies[0].start is not None else None
+    first = plan.policies[0].first_eligible_after(None) if plan.policies[0].start is not None else None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
     delays: dict[str, array[float]] = {m: array("d") for m in MEANINGS}
     for execution in executions:
         if execution.start_time is None:
             continue
-        cron = policies[version_index(versions, execution.submitted)].cron
+        cron = plan.policies[version_index(plan.versions, execution.submitted)].cron
         for meaning in MEANINGS:
             fire = _named(meaning, cron, execution.start_time)
             if fire is not None:
@@ -168,15 +167,13 @@ def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tupl
             earliest = earliest if before_first else min(earliest, fire_ts)
         if score and first_ts is not None and earliest > first_ts:
             score -= 1  # the schedule's first fire left unrun: a misreading, unless every hypothesis leaves it
-        key = (score, not skew)
         if not skew:
             unskewed[meaning] = score
-        if key > best[0]:
-            best = (key, skew, meaning)
-    score = best[0][0]
+        if (score, not skew) > best[0]:
+            best = ((score, not skew), skew, meaning)
     # A skew that wins only by the first fire another meaning leaves unrun (an outage at the start would do that
     # too) is one assumption against another: the data cannot tell them apart.
-    rival = next((m for m, other in unskewed.items() if best[1] and other == score - 1), None)
+    rival = next((m for m, other in unskewed.items() if best[1] and other == best[0][0] - 1), None)
     return best[1], best[2], rival
 
 

@@ -81,11 +81,9 @@ def infer_outages(placed: Iterable[tuple[datetime | None, datetime]], grace: tim
     on_time = array("q")  # the fires launched on time, in microseconds: a million cost 8 MB
     late: list[tuple[datetime, datetime]] = []
     for fire, at in placed:
-        if fire is None:
-            continue
-        if at - fire > grace:
+        if fire is not None and at - fire > grace:
             late.append((fire, at))
-        else:
+        elif fire is not None:
             on_time.append(to_us(fire))
     if any(a > b for a, b in itertools.pairwise(on_time)):
         on_time = array("q", sorted(on_time))
@@ -170,8 +168,7 @@ def parity(
     inferred = infer_outages(placed, grace, start)
     events = [*outages, *inferred]
     hops_plan = replay(versions, start, end, events)
-    from_gaps: list[Event] = []
-    notes: list[str] = []
+    from_gaps, notes = list[Event](), list[str]()
     if executions is not None and reading is not None and reading.meaning is not None:
         hops: Sequence[SideRun] = execution_runs(executions, reading.meaning, hops_plan, skew)
     elif ledger is None:
