@@ -1,8 +1,5 @@
-"""Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why (docs/cli.md).
-
-A fire neither system ran is a ``match`` with the rule that explains it; a manual run with the same window covers a
-missing one; manual runs without a window are listed, never counted. Linear in the runs and fires. Pure.
-"""
+"""Fire by fire: did Hopsworks and Airflow process the same HOPS windows, and where not, why (each status:
+docs/cli.md). Manual runs without a window are listed, never counted. Linear in the runs and fires. Pure."""
 
 from __future__ import annotations
 
@@ -265,7 +262,12 @@ def _classify(
     if any(r.outcome == "running" for r in (*(() if h_ok else hops), *(() if a_ok else air))):
         return replace(base, status="in_flight")
     if not hops and not air:
-        return _neither(base, planned)
+        expected = [side for side, p in planned.items() if p is not None and p.created]
+        if not expected:
+            why = next((p.explained_by for p in planned.values() if p is not None and p.explained_by), None)
+            return replace(base, status="match", explained_by=why, why="neither system ran it")
+        why = "nor in airflow" if len(expected) == 2 else None
+        return replace(base, status=f"missing_in_{expected[0]}", explained_by=None, why=why)
     for side, ran, other_window in (("hopsworks", hops, aw), ("airflow", air, hw)):
         if not ran:
             covered = None if other_window is None else covering[side].get(_span(other_window))
@@ -293,16 +295,6 @@ def _whole(window: HopsWindow) -> HopsWindow:
 
 def _span(window: HopsWindow) -> tuple[datetime, datetime]:
     return window.start.replace(microsecond=0), window.end.replace(microsecond=0)
-
-
-def _neither(base: Row, planned: Mapping[str, Planned | None]) -> Row:
-    expected = [side for side, p in planned.items() if p is not None and p.created]
-    if not expected:
-        why = next((p.explained_by for p in planned.values() if p is not None and p.explained_by), None)
-        return replace(base, status="match", explained_by=why, why="neither system ran it")
-    side = expected[0]
-    why = "nor in airflow" if len(expected) == 2 else None
-    return replace(base, status=f"missing_in_{side}", explained_by=None, why=why)
 
 
 def _seconds(delta: timedelta) -> str:

@@ -321,31 +321,25 @@ class _Text:
 def events(chunks: Iterable[str], source: str) -> Iterator[tuple[str, str, object]]:
     """(where, ``count`` or ``items[i]``, value) of each page's ``count`` and each of its items in *chunks*."""
     text = _Text(chunks, source)
-    if text.peek() == "[":
-        for page, _ in enumerate(text.each("]", "after a page")):
-            yield from _page(text, f"{source}: page {page}")
-    else:
-        yield from _page(text, source)
+    pages = (f"{source}: page {n}" for n, _ in enumerate(text.each("]", "after a page")))
+    for where in pages if text.peek() == "[" else [source]:
+        if text.peek() != "{":
+            page = text.value()
+            what = f'expected an object {{"items": [...], "count": n}}, got {type(page).__name__}'
+            raise ArgumentError("page", page, f"{where}: {what}")
+        for _ in text.each("}", "in a page"):
+            name = text.value()
+            if not isinstance(name, str):
+                text.fail("an object key is not a string")
+            text.expect(":", "':' after a key")
+            if name == "items" and text.peek() == "[":
+                yield from ((where, f"items[{i}]", text.value()) for i, _ in enumerate(text.each("]", "after an item")))
+            elif name == "items":
+                items = text.value()
+                raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
+            elif name == "count":
+                yield where, name, text.value()
+            else:
+                text.value()
     if text.peek():
         text.fail("text after the listing")
-
-
-def _page(text: _Text, where: str) -> Iterator[tuple[str, str, object]]:
-    if text.peek() != "{":
-        page = text.value()
-        what = f'expected an object {{"items": [...], "count": n}}, got {type(page).__name__}'
-        raise ArgumentError("page", page, f"{where}: {what}")
-    for _ in text.each("}", "in a page"):
-        name = text.value()
-        if not isinstance(name, str):
-            text.fail("an object key is not a string")
-        text.expect(":", "':' after a key")
-        if name == "items" and text.peek() == "[":
-            yield from ((where, f"items[{i}]", text.value()) for i, _ in enumerate(text.each("]", "after an item")))
-        elif name == "items":
-            items = text.value()
-            raise ArgumentError("items", items, f"{where}: items={short_repr(items, 60)} is not a list")
-        elif name == "count":
-            yield where, name, text.value()
-        else:
-            text.value()
