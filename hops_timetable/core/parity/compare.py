@@ -303,8 +303,7 @@ def _seconds(delta: timedelta) -> str:
 
 
 def _difference(fire: datetime, hw: HopsWindow, aw: HopsWindow) -> tuple[str, str | None]:
-    ds, de = aw.start - hw.start, aw.end - hw.end
-    dl = aw.logical_date - hw.logical_date
+    ds, de, dl = aw.start - hw.start, aw.end - hw.end, aw.logical_date - hw.logical_date
     if ds == de and ds:
         how = f"shifted by {_seconds(ds)} s" + (f", logical date {_seconds(dl)} s" if dl and dl != ds else "")
         if dl != ds:

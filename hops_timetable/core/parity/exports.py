@@ -264,8 +264,7 @@ def _execution(item: object, where: str) -> Execution:
 class _Text:
     def __init__(self, chunks: Iterable[str], source: str) -> None:
         self.chunks, self.source = iter(chunks), source
-        self.buf, self.pos = "", 0
-        self.decoder = json.JSONDecoder()
+        self.buf, self.pos, self.decoder = "", 0, json.JSONDecoder()
 
     def more(self) -> bool:
         chunk = next(self.chunks, None)  # an iterator stays exhausted: None again at the end

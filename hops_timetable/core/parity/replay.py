@@ -161,8 +161,7 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
             while fire is not None and fire <= row.last and fire < upto:
                 run = policy.run(fire)
                 if row.decision is Decision.CREATED:
-                    if floor is not None and floor < fire:
-                        # The policy's rule for the first run after an edit: never before the last run's fire.
+                    if floor is not None and floor < fire:  # the first run after an edit (the module docstring)
                         run = policy.next_run_after(After(fire=fire - TICK, floor=floor), fire) or run
                     floor = None
                     last = fire

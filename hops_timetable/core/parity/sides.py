@@ -197,6 +197,5 @@ def parity(
     air = list(airflow_runs) if airflow_runs is not None else replay_runs(air_plan, start, end)
     report = compare(start, end, hops_plan, air_plan, hops, air, accepted)
     report.notes += notes
-    if incomplete_note:
-        report.incomplete.append(incomplete_note)
+    report.incomplete += [incomplete_note] if incomplete_note else []
     return Outcome(report, reading, list(outages), inferred, hops, from_gaps)
