@@ -161,8 +161,7 @@ def compare(
     accepted: Mapping[tuple[datetime, str], str] | None = None,
 ) -> Report:
     """The report of the two sides over ``[start, end)``; runs other than :class:`Ordered` are sorted first."""
-    manual: list[tuple[str, SideRun]] = []
-    unplaced: list[tuple[str, SideRun]] = []
+    manual, unplaced = list[tuple[str, SideRun]](), list[tuple[str, SideRun]]()
     covering: dict[str, dict[tuple[datetime, datetime], str]] = {"hopsworks": {}, "airflow": {}}
     placed: dict[str, Sequence[SideRun]] = {}
     for side, runs in zip(SIDES, (hopsworks, airflow), strict=True):
@@ -185,8 +184,7 @@ def compare(
             yield row if reason is None else replace(row, accepted=reason)
 
     # One reading of the rows for what the verdict needs of them; the output reads them again.
-    counts: Counter[str] = Counter()
-    differ, derived, unused = 0, set[str](), dict(accepted or {})
+    counts, differ, derived, unused = Counter[str](), 0, set[str](), dict(accepted or {})
     for row in rows():
         counts[row.status] += 1
         differ += row.counts_as_difference

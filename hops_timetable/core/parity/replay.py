@@ -151,10 +151,9 @@ def replay(versions: Sequence[ScheduleVersion], start: datetime, end: datetime, 
             deciding = replace(policy, start=begin - TICK)
         # An outage running past the range ends in a catch-up that may still run fires inside it.
         horizon = max([upto, *(as_utc(e.end) + TICK for e in events)]) if index + 1 == len(versions) else upto
-        # Every fire of the range is walked below (the limit was checked first): the rows' counts are not used.
-        rows = simulate(deciding, settings.catchup, begin - TICK, horizon - TICK, events)
         floor = last
-        for row in rows:
+        # Every fire of the range is walked below (the limit was checked first): the rows' counts are not used.
+        for row in simulate(deciding, settings.catchup, begin - TICK, horizon - TICK, events):
             if row.last < begin or row.first >= upto:
                 continue  # replayed at the first look before the range, or after it
             fire: datetime | None = row.first if row.first >= begin else settings.cron.next_after(begin - TICK)

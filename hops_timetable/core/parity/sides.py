@@ -106,8 +106,7 @@ def gap_outages(plan: Plan, ran: set[datetime], catchup_bounds: Sequence[int | N
     """The outages whose catch-up drops exactly the gaps (fires the *plan* runs that are not in *ran*) of a record
     without launch times, and whether it ends in a gap within the catch-up that would follow it."""
     created = [(fire, p.version) for fire, p in plan.fires.items() if p.created]
-    events: list[Event] = []
-    open_end, i = False, 0
+    events, open_end, i = list[Event](), False, 0
     for missed, group in itertools.groupby(created, key=lambda c: c[0] not in ran):
         j = i + len(list(group))
         bound = catchup_bounds[created[i][1]]
