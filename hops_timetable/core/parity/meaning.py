@@ -222,14 +222,12 @@ def detect_meaning(
     shown_on_time, undecided = sum(map(len, voters.values())), len(voters[None])
     if rival is not None and given == rival:
         # The user settles what the data cannot: the clock was right, and this the meaning.
-        skew = timedelta(0)
-        voters = _voters(_on_time(executions, plan, skew, grace))
+        skew, voters = timedelta(0), _voters(_on_time(executions, plan, timedelta(0), grace))
     top = max(MEANINGS, key=lambda m: shown[m])
     leader = top if shown[top] >= MIN_VOTES and shown[top] >= MAJORITY * shown_on_time else None
     if rival is not None and given in (best, rival):
         leader = given  # either reading fits the data: the stated one contradicts nothing
-    meaning = given if given is not None else leader
-    ambiguous = None
+    meaning, ambiguous = given if given is not None else leader, None
     if given is None and rival is not None:
         meaning = None
         ambiguous = (
@@ -239,8 +237,7 @@ def detect_meaning(
         )
     # An outlier names another fire than the one it was on time for; a logical date floored by a schedule edit
     # fits no meaning's value, yet names its own fire.
-    outliers: list[Outlier] = []
-    total, skew = 0, skew if meaning is not None else timedelta(0)
+    outliers, total, skew = list[Outlier](), 0, skew if meaning is not None else timedelta(0)
     if meaning is not None:
         others = sorted(itertools.chain(*(v for m, v in voters.items() if m != meaning)))
         for _, e, arg, f, fits in _on_time(executions, plan, skew, grace, others):
