@@ -16,19 +16,10 @@ from hops_timetable.core.decision import Verdict
 from hops_timetable.core.parity.replay import Plan, Planned
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
-CLASSES: Final = (
-    "match",
-    "match_retried",
-    "differs",
-    "missing_in_airflow",
-    "missing_in_hopsworks",
-    "duplicate_in_hopsworks",
-    "duplicate_in_airflow",
-    "failed_in_hopsworks",
-    "failed_in_airflow",
-    "failed_in_both",
-    "in_flight",
-    "not_compared",
+CLASSES: Final = (  # the statuses, in the summary's order
+    *("match", "match_retried", "differs", "missing_in_airflow", "missing_in_hopsworks"),
+    *("duplicate_in_hopsworks", "duplicate_in_airflow", "failed_in_hopsworks", "failed_in_airflow", "failed_in_both"),
+    *("in_flight", "not_compared"),
 )
 SIDES: Final = ("hopsworks", "airflow")
 _T = TypeVar("_T")
@@ -40,8 +31,7 @@ class Lazy(Sequence[_T]):
     """A sequence whose items *make* makes again each time they are read (never stored); indexing walks them."""
 
     def __init__(self, make: Callable[[], Iterator[_T]], length: int | None = None) -> None:
-        self._make = make
-        self._length = length
+        self._make, self._length = make, length
 
     def __iter__(self) -> Iterator[_T]:
         return self._make()

@@ -214,8 +214,7 @@ def read_executions(
             if _newest_first(execution) > _newest_first(stored[at]):
                 stored.put(execution, at)
         elif len(found) >= MAX_EXECUTIONS:
-            too_many = f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range"
-            raise ArgumentError("items", None, too_many)
+            raise ArgumentError("items", None, f"{source}: more than {MAX_EXECUTIONS:,} executions; split the range")
         else:
             found[execution.id] = len(stored)
             stored.put(execution)

@@ -171,8 +171,7 @@ def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tupl
             unskewed[meaning] = score
         if (score, not skew) > best[0]:
             best = ((score, not skew), skew, meaning)
-    # A skew that wins only by the first fire another meaning leaves unrun (an outage at the start would do that
-    # too) is one assumption against another: the data cannot tell them apart.
+    # A skew that wins only by the first fire another meaning leaves unrun (an outage at the start would do that too).
     rival = next((m for m, other in unskewed.items() if best[1] and other == best[0][0] - 1), None)
     return best[1], best[2], rival
 
