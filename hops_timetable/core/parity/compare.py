@@ -25,6 +25,7 @@ SIDES: Final = ("hopsworks", "airflow")
 _T = TypeVar("_T")
 AGREE: Final = frozenset({"match", "match_retried"})
 INCONCLUSIVE: Final = frozenset({"in_flight", "not_compared"})
+_INELIGIBLE: Final = frozenset({"before start", "after end", "skip_to_date"})  # outside the schedule: a row only if run
 
 
 class Lazy(Sequence[_T]):
@@ -190,12 +191,9 @@ def _in_range(runs: Iterable[SideRun], start: datetime, end: datetime) -> Iterat
     return (r for r in runs if r.fire is not None and start <= r.fire < end)
 
 
-_Planned = dict[str, Planned | None]
-
-
 def _merged(
     start: datetime, end: datetime, plans: Mapping[str, Plan], placed: Mapping[str, Iterable[SideRun]]
-) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], _Planned]]:
+) -> Iterator[tuple[datetime, list[SideRun], list[SideRun], dict[str, Planned | None]]]:
     # Tagged by source (each side's runs, then its plan), numbered within it: merged by comparing tuples (in C).
     shared = plans["airflow"] is plans["hopsworks"]
     sources: list[Iterable[tuple[datetime | None, object]]] = [((r.fire, r) for r in placed[s]) for s in SIDES]
@@ -203,7 +201,7 @@ def _merged(
     streams = [_tagged(items, tag, start, end) for tag, items in enumerate(sources)]
     for fire, group in itertools.groupby(heapq.merge(*streams), key=itemgetter(0)):
         ran: tuple[list[SideRun], list[SideRun]] = ([], [])
-        planned: _Planned = {"hopsworks": None, "airflow": None}
+        planned: dict[str, Planned | None] = {"hopsworks": None, "airflow": None}
         for _, tag, _, item in group:
             if tag < 2:
                 ran[tag].append(item)  # type: ignore[arg-type]
@@ -220,9 +218,6 @@ def _tagged(
     items: Iterable[tuple[datetime | None, object]], tag: int, start: datetime, end: datetime
 ) -> Iterator[tuple[datetime, int, int, object]]:
     return ((f, tag, n, x) for n, (f, x) in enumerate(items) if f is not None and start <= f < end)
-
-
-_INELIGIBLE = frozenset({"before start", "after end", "skip_to_date"})
 
 
 def _classify(

@@ -103,8 +103,7 @@ class Reading:
     def skew_note(self) -> str | None:
         if not self.skew:
             return None
-        seconds = int(self.skew.total_seconds())
-        way = "ahead of" if seconds > 0 else "behind"
+        seconds, way = int(self.skew.total_seconds()), "ahead of" if self.skew > timedelta(0) else "behind"
         return (
             f"server clock skew: submission times read {abs(seconds)} s ({abs(seconds) / 3600:g} h) {way} UTC, "
             "constant (a server writing its local time with a literal Z); corrected before comparing"

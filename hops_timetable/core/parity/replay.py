@@ -87,9 +87,7 @@ class Fires:
         return self._planned(i, fire) if i < len(self._fire) and self._fire[i] == at else None
 
     def items(self) -> Iterator[tuple[datetime, Planned]]:
-        for i, at in enumerate(self._fire):
-            fire = from_us(at)
-            yield fire, self._planned(i, fire)
+        return ((fire, self._planned(i, fire)) for i, fire in enumerate(map(from_us, self._fire)))
 
 
 @dataclass(frozen=True)
