@@ -9,7 +9,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from hops_timetable import __version__
@@ -19,10 +19,7 @@ from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.core.export_schedule import OFFSET_MODELS
 from hops_timetable.core.validation import ArgumentError
 
-
-def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
-    """Command *name* of ``hops_timetable.cli.<module>``, imported when it runs."""
-    return lambda args: getattr(importlib.import_module(f"hops_timetable.cli.{module}"), name)(args)
+_MODULES = {"explain": "next", "import": "importer"}  # the module of a command not named after it
 
 
 class _CommandParser(OneLineParser):
@@ -64,12 +61,10 @@ def _parser() -> OneLineParser:
     p.add_argument("--after", help="count from this time (default: now)")
     p.add_argument("-n", type=int, default=5, help=f"how many fire times (default 5, at most {MAX_COUNT:,})")
     p.add_argument("--prev", action="store_true", help="previous fire times instead, newest first")
-    p.set_defaults(func=_lazy("next", "cmd_next"))
 
     p = sub.add_parser("explain", parents=[common], help="what a cron expression means, field by field, and lints")
     p.add_argument("expression", help=expression)
     p.add_argument("--now", help="the present moment for 'never fires again' (default: the real clock)")
-    p.set_defaults(func=_lazy("next", "cmd_explain"))
 
     p = sub.add_parser(
         "preview",
@@ -78,7 +73,6 @@ def _parser() -> OneLineParser:
     )
     p.add_argument("-n", type=int, default=5, help=f"how many runs (default 5, at most {MAX_COUNT:,})")
     p.add_argument("--dag-id", help="the DAG in --dag-file")
-    p.set_defaults(func=_lazy("preview", "cmd_preview"))
 
     p = sub.add_parser("simulate", parents=[common, schedule], help="replay scheduling through outages and pauses")
     p.add_argument("--outage", action="append", default=[], metavar="FROM..TO", help="Airflow down (repeatable)")
@@ -88,11 +82,9 @@ def _parser() -> OneLineParser:
     p.add_argument(
         "--expand", type=int, default=24, help=f"list ranges of up to this many fires one by one (at most {MAX_EXPAND})"
     )
-    p.set_defaults(func=_lazy("simulate", "cmd_simulate"))
 
     p = sub.add_parser("compare", parents=[common, schedule], help="side by side with Airflow's cron timetables")
     p.add_argument("-n", type=int, default=6, help=f"how many runs of each (default 6, at most {MAX_COMPARE})")
-    p.set_defaults(func=_lazy("compare", "cmd_compare"))
 
     p = sub.add_parser("import", parents=[common], help="turn a Hopsworks job schedule (JSON) into a DAG")
     p.add_argument("file", help="a JSON file as the Hopsworks REST API or Python SDK exports it, or - for stdin")
@@ -103,13 +95,10 @@ def _parser() -> OneLineParser:
         choices=OFFSET_MODELS,
         help="how to read a negative startTimeOffsetSeconds: relative to the interval start or to the fire",
     )
-    p.set_defaults(func=_lazy("importer", "cmd_import"))
 
-    p = sub.add_parser("audit", parents=[common], help="which HOPS windows a live Airflow processed; --repair")
-    p.options_of = "audit"
-
-    p = sub.add_parser("parity", parents=[common], help="did Hopsworks and Airflow process the same windows?")
-    p.options_of = "parity"
+    audit = "which HOPS windows a live Airflow processed; --repair"
+    for name, about in (("audit", audit), ("parity", "did Hopsworks and Airflow process the same windows?")):
+        sub.add_parser(name, parents=[common], help=about).options_of = name
     return parser
 
 
@@ -123,7 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         args = _parser().parse_args(argv)
-        status: int = args.func(args)
+        # Imported when it runs: `next` never loads what another command needs.
+        module = importlib.import_module(f"hops_timetable.cli.{_MODULES.get(args.command, args.command)}")
+        status: int = getattr(module, f"cmd_{args.command}")(args)
         sys.stdout.flush()
         return status
     except SystemExit as exc:  # --help

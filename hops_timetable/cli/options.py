@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -43,17 +42,12 @@ class OneLineParser(argparse.ArgumentParser):
         raise BadInput(f"{message} (see {self.prog} --help)")
 
     def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
-        if self._subparsers is None:
-            given = args[0] if args else kwargs.get("args")
-            self._refuse_unknown_flags(list(given) if given is not None else [])
-        return super().parse_known_args(*args, **kwargs)
-
-    def _refuse_unknown_flags(self, given: Sequence[str]) -> None:
         # Before argparse reports anything else, such as a required option the misspelt flag was meant to be.
+        given = (args[0] if args else kwargs.get("args")) or []
         known = list(self._option_string_actions)
-        for token in given:
+        for token in given if self._subparsers is None else []:
             if token == "--":
-                return
+                break
             flag = token.split("=", 1)[0]
             if not flag.startswith("-") or flag == "-" or flag in known or self._negative_number_matcher.match(flag):
                 continue
@@ -64,6 +58,7 @@ class OneLineParser(argparse.ArgumentParser):
             hints = list(dict.fromkeys(longer + close))[:3]
             hint = f"; did you mean {' or '.join(hints)}?" if hints else ""
             self.error(f"unrecognized argument {flag}{hint}")
+        return super().parse_known_args(*args, **kwargs)
 
 
 def parse_time(flag: str, text: str, now: datetime | None = None) -> datetime:
