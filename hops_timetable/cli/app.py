@@ -14,7 +14,8 @@ from typing import Any
 
 from hops_timetable import __version__
 from hops_timetable.cli.errors import AuditError
-from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, MAX_EXPAND, PROG, OneLineParser, schedule_options
+from hops_timetable.cli.options import MAX_COMPARE, MAX_COUNT, PROG, OneLineParser, schedule_options
+from hops_timetable.cli.simulate import MAX_EXPAND
 from hops_timetable.core.cron import CronSyntaxError
 from hops_timetable.core.export_schedule import OFFSET_MODELS
 from hops_timetable.core.validation import ArgumentError

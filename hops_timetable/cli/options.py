@@ -25,8 +25,6 @@ MAX_COUNT = 10_000
 """The most fire times, runs or rows a command lists (``-n``, ``--limit``)."""
 MAX_COMPARE = 200
 """The most runs ``compare`` asks of each timetable: Airflow's own take about a millisecond a run."""
-MAX_EXPAND = 100
-"""The largest ``simulate --expand``: ranges of up to this many fires are listed fire by fire."""
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -6,18 +6,12 @@ import argparse
 from datetime import datetime
 
 from hops_timetable.cli.errors import BadInput
-from hops_timetable.cli.options import (
-    MAX_COUNT,
-    MAX_EXPAND,
-    check_count,
-    now_from_args,
-    parse_time,
-    settings_from_args,
-    time_range,
-)
+from hops_timetable.cli.options import MAX_COUNT, check_count, now_from_args, parse_time, settings_from_args, time_range
 from hops_timetable.cli.output import emit, fmt_time, render_table
 from hops_timetable.core.cron import QuartzCron
 
+MAX_EXPAND = 100
+"""The largest ``--expand``: ranges of up to this many fires are listed fire by fire."""
 MAX_EVENTS = 5  # the most --outage and --pause events of one simulation
 MAX_SIMULATED_FIRES = 100_000_000
 """The most fires a simulated timeline may hold (a per-second cron over three years)."""
