@@ -123,7 +123,7 @@ def dag_file_windows(
     outages: Sequence[tuple[datetime, datetime]] = (),
 ) -> Windows:
     """The schedule of DAG *dag_id* in *dag_file* (read as Airflow's dag-processor reads it) replayed."""
-    from hops_timetable.cli.dagfile import settings_from_dag_file
+    from hops_timetable.cli.options import settings_from_dag_file
 
     version = ScheduleVersion(None, settings_from_dag_file(os.fspath(dag_file), dag_id))
     return schedule_windows([version], between=between, outages=outages)

@@ -186,7 +186,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
     airflow_versions: list[ScheduleVersion] | None = None
     airflow_runs: list[SideRun] | None = None
     if args.dag_file:
-        from hops_timetable.cli.dagfile import settings_from_dag_file
+        from hops_timetable.cli.options import settings_from_dag_file
 
         _, digest = read_input("--dag-file", args.dag_file, MAX_SCHEDULE_CHARS)
         inputs["airflow"] = {"dag_file": args.dag_file, "dag_id": args.dag_id, "sha256": digest}

@@ -27,7 +27,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         ignored = [FLAGS[k] for k in FILE_SETTINGS if getattr(args, k) not in (None, False)]
         if ignored:
             raise BadInput(f"{', '.join(ignored)} cannot be combined with --dag-file: the DAG file holds the schedule")
-        from hops_timetable.cli.dagfile import settings_from_dag_file
+        from hops_timetable.cli.options import settings_from_dag_file
 
         settings = settings_from_dag_file(args.dag_file, args.dag_id)
     elif args.dag_id is not None:
