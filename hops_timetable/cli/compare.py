@@ -31,6 +31,7 @@ TRIGGER = "CronTriggerTimetable"
 NAMES = (HOPS, DATA_INTERVAL, TRIGGER)
 SHORT = {name: name.removesuffix("Timetable") for name in NAMES}  # the table's column heads
 Runs = list[tuple[datetime, datetime, datetime]]  # (fire, data interval start, end) of each run
+OFFSET_REASON = "offset: the HOPS window is the interval moved {} s earlier"
 
 # Hopsworks' engine has no fires after 2099; asking Airflow's for runs beyond it only costs time (a sparse cron
 # such as Feb 29 takes croniter long searches) and every such row would read "no run in Hopsworks".
@@ -82,11 +83,10 @@ class Comparison:
         def cell(fire: datetime, value: tuple[datetime, datetime] | None) -> str:
             if value is None:
                 return "-"
-            start, end = value
-            return format_hops_time(start) if end == fire else f"{format_hops_time(start)} to {format_hops_time(end)}"
+            return format_hops_time(value[0]) + ("" if value[1] == fire else f" to {format_hops_time(value[1])}")
 
         # The offset holds for every run: said once, below the table, it does not mark every row.
-        offset_reason = _offset_reason(self.settings.offset)
+        offset_reason = OFFSET_REASON.format(self.settings.offset)
         whys = [[reason for reason in r.reasons if reason != offset_reason] for r in self.rows]
         rows = [
             ("!" if why else "", format_hops_time(r.fire), *(cell(r.fire, r.intervals[nm]) for nm in NAMES))
@@ -125,7 +125,7 @@ def _wrap(text: str, first: str = "", rest: str = "") -> list[str]:
 def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = True) -> Comparison:
     """Up to *n* runs of each timetable, seen at *now*, aligned by fire; with ``freeze_clock=False`` the built-ins
     use the real clock, which *now* should then be."""
-    from airflow.timetables.base import TimeRestriction, Timetable
+    from airflow.timetables.base import TimeRestriction
     from airflow.timetables.interval import CronDataIntervalTimetable
     from airflow.timetables.trigger import CronTriggerTimetable
 
@@ -144,79 +144,61 @@ def compare(settings: Schedule, now: datetime, n: int, *, freeze_clock: bool = T
     )
     taken = itertools.islice(scheduled_runs(settings.policy(), None, now, catchup=settings.catchup), n)
     runs = {HOPS: [(run.fire, run.interval_start, run.fire) for run in taken]}
-
-    builtins: dict[str, Timetable] = {
-        DATA_INTERVAL: CronDataIntervalTimetable(cron.source, timezone="UTC"),
-        TRIGGER: CronTriggerTimetable(cron.source, timezone="UTC"),
-    }
-    limits: list[str] = []
+    notes = [
+        "CronTriggerTimetable's data interval is empty [fire, fire): its logical date is the fire itself, "
+        "while the other two use the previous fire",
+        "CronDataIntervalTimetable lists a run by its run_after, the end of its data interval",
+    ]
+    if not freeze_clock:
+        notes.append("no --now given: all three were asked at the real clock")
     with frozen_builtin_clock(now) if freeze_clock else nullcontext():
-        for name, timetable in builtins.items():
-            found: Runs = []
-            info = None
+        for name, kind in ((DATA_INTERVAL, CronDataIntervalTimetable), (TRIGGER, CronTriggerTimetable)):
+            timetable, info, found = kind(cron.source, timezone="UTC"), None, runs.setdefault(name, [])
             while len(found) < n:
                 try:
                     info = builtin_next_dagrun_info(timetable, info, restriction)
                 except (OverflowError, ValueError) as error:
                     # croniter steps outside the years 1..9999 (a fire before a start in the year 1, or after 9999)
                     # and raises; Airflow's timetable has no more runs there, which the table shows as missing.
-                    limits.append(f"{SHORT[name]} stopped: Airflow's timetable raised {error!r}")
+                    notes.append(f"{SHORT[name]} stopped: Airflow's timetable raised {error!r}")
                     break
                 if info is None or info.data_interval is None or info.run_after > _HORIZON:
                     break
                 interval = info.data_interval
                 found.append((as_utc(info.run_after), as_utc(interval.start), as_utc(interval.end)))
-            runs[name] = found
-    comparison = _align(settings, now, freeze_clock, runs, n)
-    comparison.notes.extend(limits)
-    return comparison
+    return Comparison(settings, now, _rows(settings, now, runs, n), notes)
 
 
-def _align(settings: Schedule, now: datetime, frozen: bool, runs: dict[str, Runs], n: int) -> Comparison:
+def _rows(settings: Schedule, now: datetime, runs: dict[str, Runs], n: int) -> list[Row]:
     # Past the last fire of a timetable that was cut off at n runs, a missing run means "not asked", not "none".
     horizon = min((r[-1][0] for r in runs.values() if len(r) >= n), default=None)
     by_fire: dict[datetime, dict[str, tuple[datetime, datetime] | None]] = {}
     for name, found in runs.items():
         for fire, start, end in found:
-            if horizon is not None and fire > horizon:
-                continue
-            by_fire.setdefault(fire, dict.fromkeys(NAMES))[name] = (start, end)
+            if horizon is None or fire <= horizon:
+                by_fire.setdefault(fire, dict.fromkeys(NAMES))[name] = (start, end)
     first_hops = runs[HOPS][0][0] if runs[HOPS] else None
-    rows: list[Row] = []
-    for fire in sorted(by_fire):
-        intervals = by_fire[fire]
-        row = Row(fire=fire, intervals=intervals)
-        hops = intervals[HOPS]
+    rows = [Row(fire, by_fire[fire]) for fire in sorted(by_fire)]
+    for row in rows:
+        hops = row.intervals[HOPS]
         if hops is not None and settings.offset:
-            row.reasons.append(_offset_reason(settings.offset))
-        present = {name for name, value in intervals.items() if value is not None}
+            row.reasons.append(OFFSET_REASON.format(settings.offset))
+        present = {name for name, value in row.intervals.items() if value is not None}
         if len(present) < len(NAMES):
             missing = ", ".join(SHORT[nm] for nm in NAMES if nm not in present)
-            if fire == first_hops and settings.start is not None and hops is not None and hops[0] == settings.start:
+            if row.fire == first_hops and settings.start is not None and hops is not None and hops[0] == settings.start:
                 why = "first interval: Hopsworks clamps it to the start; Airflow aligns the start to a fire"
-            elif not settings.catchup and fire <= now:
+            elif not settings.catchup and row.fire <= now:
                 why = "catchup=False pick: each timetable chooses a different past fire to run"
-            elif settings.end is not None and fire >= settings.end:
+            elif settings.end is not None and row.fire >= settings.end:
                 why = "end: Hopsworks' end_time is exclusive, Airflow's end_date inclusive"
             else:
                 why = "runs differ"
             row.reasons.append(f"{why} (no run in {missing})")
-        data = intervals[DATA_INTERVAL]
+        data = row.intervals[DATA_INTERVAL]
         if hops is not None and data is not None and hops != data:
             row.reasons.append("data interval differs")
-        rows.append(row)
-    notes = [
-        "CronTriggerTimetable's data interval is empty [fire, fire): its logical date is the fire itself, "
-        "while the other two use the previous fire",
-        "CronDataIntervalTimetable lists a run by its run_after, the end of its data interval",
-    ]
-    if not frozen:
-        notes.append("no --now given: all three were asked at the real clock")
-    return Comparison(settings=settings, now=now, rows=rows, notes=notes)
-
-
-def _offset_reason(offset: int | None) -> str:
-    return f"offset: the HOPS window is the interval moved {offset} s earlier"
+    return rows
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
