@@ -173,8 +173,13 @@ def compare_windows(
     return report
 
 
-def _message(report: Report) -> str:
-    """The verdict and each differing fire, with ``parity``'s detail."""
+def assert_same_windows(
+    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
+) -> Report:
+    """Fail, listing each differing fire, unless both sides processed the same windows (``parity``'s exit 0)."""
+    report = compare_windows(hopsworks, airflow, accepted=accepted)
+    if report.exit_status == Verdict.OK:
+        return report
     from hops_timetable.cli.parity_report import detail
 
     lines = [report.verdict()]
@@ -188,17 +193,7 @@ def _message(report: Report) -> str:
             )
             lines.append(f"  {format_hops_time(row.fire)} {row.status}: {windows}" + (f" ({why})" if why else ""))
     lines += [f"  {side} run {run.run_id} not placed on a fire: {run.why}" for side, run in report.unplaced]
-    return "\n".join(lines)
-
-
-def assert_same_windows(
-    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
-) -> Report:
-    """Fail, listing each differing fire, unless both sides processed the same windows (``parity``'s exit 0)."""
-    report = compare_windows(hopsworks, airflow, accepted=accepted)
-    if report.exit_status != Verdict.OK:
-        raise AssertionError(_message(report))
-    return report
+    raise AssertionError("\n".join(lines))
 
 
 def assert_dag_matches_schedule(
