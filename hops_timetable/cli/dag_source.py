@@ -77,9 +77,7 @@ def function_name(dag_id: str) -> str:
 
 def call_source(kwargs: Mapping[str, object]) -> str:
     """The ``hops_schedule(...)`` call as Python source."""
-    lines = ["hops_schedule("]
-    lines += [f"    {key}={_literal(value)}," for key, value in kwargs.items()]
-    return "\n".join([*lines, ")"])
+    return "\n".join(["hops_schedule(", *(f"    {key}={_literal(value)}," for key, value in kwargs.items()), ")"])
 
 
 def dag_file(schedule: ImportedSchedule) -> str:
@@ -121,11 +119,8 @@ def {func}() -> None:
 
 def _string_literal(text: str) -> str:
     """One ``repr`` per line, implicitly concatenated, so the source reads as the text does."""
-    lines = text.split("\n")
-    if len(lines) == 1:
-        return repr(text)
-    parts = [repr(line + "\n") for line in lines[:-1]] + [repr(lines[-1])]
-    return "(\n    " + "\n    ".join(parts) + "\n)"
+    parts = re.split("(?<=\n)", text)
+    return repr(text) if len(parts) == 1 else "(\n    " + "\n    ".join(map(repr, parts)) + "\n)"
 
 
 def _literal(value: object) -> str:
