@@ -1,10 +1,8 @@
 """The tools: the ``hops-timetable`` console script (``python -m hops_timetable.cli``), one module per command.
 
-The pure commands never import Airflow. Work is bounded so that any accepted input answers within a second.
-Exit status: 0 on success (also when stdout is closed early, as by ``| head``); 2 for bad input, one line on stderr
-naming the argument; 3 when ``audit`` or ``parity`` finds differences; 4 when ``parity`` is inconclusive; 1 when
-Airflow cannot be read, or for a bug (one line says so, ``--debug`` shows the traceback). With ``--json`` the error
-is also printed on stdout as ``{"error": ..., "status": ...}``.
+The pure commands never import Airflow; any accepted input answers within a second. Exit status (docs/cli.md): 0
+success, 2 bad input, 3 differences found by ``audit`` or ``parity``, 4 ``parity`` inconclusive, 1 Airflow unreadable
+or a bug.
 """
 
 from hops_timetable.cli.app import main

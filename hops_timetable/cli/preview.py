@@ -35,19 +35,16 @@ def cmd_preview(args: argparse.Namespace) -> int:
     else:
         settings = settings_from_args(args, now)
     check_count("-n", args.n, MAX_COUNT, "runs")
-    policy = settings.policy()
-    runs: list[dict[str, Any]] = []
-    for run in itertools.islice(scheduled_runs(policy, None, now, catchup=settings.catchup), args.n):
-        window = hops_window(run.interval_start, run.fire, settings.offset).as_env()
-        runs.append(
-            {
-                "fire": fmt_time(run.fire),
-                "data_interval_start": fmt_time(run.interval_start),
-                "data_interval_end": fmt_time(run.fire),
-                **window,
-                "due_now": run.fire <= now,
-            }
-        )
+    runs: list[dict[str, Any]] = [
+        {
+            "fire": fmt_time(run.fire),
+            "data_interval_start": fmt_time(run.interval_start),
+            "data_interval_end": fmt_time(run.fire),
+            **hops_window(run.interval_start, run.fire, settings.offset).as_env(),
+            "due_now": run.fire <= now,
+        }
+        for run in itertools.islice(scheduled_runs(settings.policy(), None, now, catchup=settings.catchup), args.n)
+    ]
     payload = {
         "now": fmt_time(now),
         "settings": settings.as_json(),
@@ -61,19 +58,10 @@ def cmd_preview(args: argparse.Namespace) -> int:
             f"seen at {fmt_time(now)}, catchup={settings.catchup}, max_catchup_runs={settings.max_catchup_runs}",
             "",
         ]
-        rows = [
-            (
-                f"{r['fire']}{' *' if r['due_now'] else ''}",
-                f"[{r['data_interval_start']}, {r['data_interval_end']})",
-                r["HOPS_START_TIME"],
-                r["HOPS_END_TIME"],
-                r["HOPS_LOGICAL_DATE"],
-            )
-            for r in runs
-        ]
-        table = render_table(
-            ["fire", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE"], rows
-        )
+        env = ["HOPS_START_TIME", "HOPS_END_TIME", "HOPS_LOGICAL_DATE"]
+        interval = "[{data_interval_start}, {data_interval_end})"
+        rows = [(r["fire"] + (" *" if r["due_now"] else ""), interval.format(**r), *(r[k] for k in env)) for r in runs]
+        table = render_table(["fire", "Airflow data interval", *env], rows)
         foot = ["", *DUE_NOTE] if any(r["due_now"] for r in runs) else []
         none = [] if runs else ["no runs: the schedule never fires again within its start/end/skip_to_date"]
         return head + table + foot + none
