@@ -73,10 +73,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         table_rows = []
         for r in shown:
             fires = fmt_time(r.first) if r.count == 1 else f"{fmt_time(r.first)} .. {fmt_time(r.last)}"
+            what = r.decision.value
             if r.decision is Decision.CREATED:
                 what = "created at each fire" if r.created_at is None else f"created at {fmt_time(r.created_at)}"
-            else:
-                what = r.decision.value
             table_rows.append((fires, f"{r.count}", what, f"({r.event})" if r.event else ""))
         lines = [
             f"{settings.cron.expression}  ({settings.cron.describe()}), catchup={settings.catchup}, "
