@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]  # a file path, or the parsed JSON
+Accepted = Mapping[tuple[datetime, str], str]  # a signed-off difference: (fire, status) -> the reason
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,7 @@ def airflow_windows(
     return Windows("airflow", start, end, (version,), tuple(runs), live=True)
 
 
-def _run(
-    hopsworks: Windows, airflow: Windows | None, accepted: Mapping[tuple[datetime, str], str] | None = None
-) -> Outcome:
+def _run(hopsworks: Windows, airflow: Windows | None, accepted: Accepted | None = None) -> Outcome:
     return parity(
         hopsworks.versions,
         hopsworks.start,
@@ -164,18 +163,14 @@ def _run(
     )
 
 
-def compare_windows(
-    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
-) -> Report:
+def compare_windows(hopsworks: Windows, airflow: Windows, *, accepted: Accepted | None = None) -> Report:
     """The fire-by-fire report over Hopsworks' range, as ``parity`` makes it."""
     report = _run(hopsworks, airflow, accepted).report
     assert report is not None  # hopsworks_windows refused an undecidable meaning already
     return report
 
 
-def assert_same_windows(
-    hopsworks: Windows, airflow: Windows, *, accepted: Mapping[tuple[datetime, str], str] | None = None
-) -> Report:
+def assert_same_windows(hopsworks: Windows, airflow: Windows, *, accepted: Accepted | None = None) -> Report:
     """Fail, listing each differing fire, unless both sides processed the same windows (``parity``'s exit 0)."""
     report = compare_windows(hopsworks, airflow, accepted=accepted)
     if report.exit_status == Verdict.OK:

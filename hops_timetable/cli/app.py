@@ -47,7 +47,7 @@ def _parser() -> OneLineParser:
     common = OneLineParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
     common.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    schedule = schedule_options(cron_or_dag_file=False)
+    schedule, cron_or_file = schedule_options(cron_or_dag_file=False), schedule_options(cron_or_dag_file=True)
     expression = "a Quartz cron expression in UTC (quote it), a 5-field cron or an @preset"
 
     parser = OneLineParser(prog=PROG, description="Preview, explain, simulate and import Hopsworks job schedules.")
@@ -67,11 +67,7 @@ def _parser() -> OneLineParser:
     p.add_argument("expression", help=expression)
     p.add_argument("--now", help="the present moment for 'never fires again' (default: the real clock)")
 
-    p = sub.add_parser(
-        "preview",
-        parents=[common, schedule_options(cron_or_dag_file=True)],
-        help="the next runs with Airflow and HOPS_* windows",
-    )
+    p = sub.add_parser("preview", parents=[common, cron_or_file], help="the next runs with Airflow and HOPS_* windows")
     p.add_argument("-n", type=int, default=5, help=f"how many runs (default 5, at most {MAX_COUNT:,})")
     p.add_argument("--dag-id", help="the DAG in --dag-file")
 
