@@ -66,9 +66,7 @@ class Comparison:
                 {
                     "fire": format_hops_time(r.fire),
                     "intervals": {name: interval(r.intervals[name]) for name in NAMES},
-                    "hops_window": None
-                    if (h := r.intervals[HOPS]) is None
-                    else hops_window(*h, self.settings.offset).as_env(),
+                    "hops_window": hops_window(*h, self.settings.offset).as_env() if (h := r.intervals[HOPS]) else None,
                     "differs": bool(r.reasons),
                     "reasons": r.reasons,
                 }
