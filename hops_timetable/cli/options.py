@@ -90,7 +90,7 @@ def time_range(flag: str, text: str, kind: str, example: str) -> Event:
         raise BadInput(f"{flag} {text!r}: {exc}") from None
 
 
-# The schedule options a --dag-file replaces (--now still applies), and the flag of each schedule argument.
+# The arguments of hops_schedule but the cron, which a --dag-file replaces (--now still applies); each one's flag.
 FILE_SETTINGS = ("start_time", "end_time", "start_time_offset_seconds", "catchup", "max_catchup_runs", "skip_to_date")
 FLAGS = {"cron_expression": "--cron"} | {name: "--" + name.replace("_", "-") for name in FILE_SETTINGS}
 
@@ -98,17 +98,11 @@ FLAGS = {"cron_expression": "--cron"} | {name: "--" + name.replace("_", "-") for
 def settings_from_args(args: argparse.Namespace, now: datetime) -> Schedule:
     """The schedule of the shared options, validated as ``hops_schedule`` validates it at *now*: one that can never
     run is refused, not previewed as "no runs"."""
-    schedule = Schedule.build(
-        args.cron,
-        now=now,
-        names=FLAGS,
-        start_time=None if args.start_time is None else parse_time("--start-time", args.start_time, now),
-        end_time=None if args.end_time is None else parse_time("--end-time", args.end_time, now),
-        skip_to_date=None if args.skip_to_date is None else parse_time("--skip-to-date", args.skip_to_date, now),
-        start_time_offset_seconds=args.start_time_offset_seconds,
-        max_catchup_runs=args.max_catchup_runs,
-        catchup=args.catchup,
-    )
+    settings = {name: getattr(args, name) for name in FILE_SETTINGS}
+    for name in ("start_time", "end_time", "skip_to_date"):
+        if settings[name] is not None:
+            settings[name] = parse_time(FLAGS[name], settings[name], now)
+    schedule = Schedule.build(args.cron, now=now, names=FLAGS, **settings)
     check_with_croniter(schedule.cron, "--cron")
     return schedule
 
