@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 Source = Union[str, "os.PathLike[str]", dict, list]  # type: ignore[type-arg]  # a file path, or the parsed JSON
+Span = tuple[datetime, datetime]  # [start, end), aware
 Accepted = Mapping[tuple[datetime, str], str]  # a signed-off difference: (fire, status) -> the reason
 
 
@@ -55,9 +56,9 @@ class Windows:
 
 
 def _side(
-    between: tuple[datetime, datetime],
+    between: Span,
     schedule: Source | Sequence[ScheduleVersion] | None,
-    outages: Sequence[tuple[datetime, datetime]] = (),
+    outages: Sequence[Span] = (),
     offset_model: str | None = None,
 ) -> tuple[datetime, datetime, tuple[ScheduleVersion, ...], tuple[Event, ...]]:
     start, end = (as_utc(t) for t in between)
@@ -79,9 +80,9 @@ def hopsworks_windows(
     schedule: Source,
     executions: Source,
     *,
-    between: tuple[datetime, datetime],
+    between: Span,
     meaning: str | None = None,
-    outages: Sequence[tuple[datetime, datetime]] = (),
+    outages: Sequence[Span] = (),
     offset_model: str | None = None,
 ) -> Windows:
     """Hopsworks' side: *schedule* (REST / ``to_dict()`` JSON, or ``{"versions": [...]}``) and *executions* (the
@@ -106,8 +107,8 @@ def hopsworks_windows(
 def schedule_windows(
     schedule: Source | Sequence[ScheduleVersion],
     *,
-    between: tuple[datetime, datetime],
-    outages: Sequence[tuple[datetime, datetime]] = (),
+    between: Span,
+    outages: Sequence[Span] = (),
     offset_model: str | None = None,
 ) -> Windows:
     """*schedule* replayed over *between* through *outages*: the windows its imported DAG would process."""
@@ -117,11 +118,7 @@ def schedule_windows(
 
 
 def dag_file_windows(
-    dag_file: str | os.PathLike[str],
-    dag_id: str,
-    *,
-    between: tuple[datetime, datetime],
-    outages: Sequence[tuple[datetime, datetime]] = (),
+    dag_file: str | os.PathLike[str], dag_id: str, *, between: Span, outages: Sequence[Span] = ()
 ) -> Windows:
     """The schedule of DAG *dag_id* in *dag_file* (read as Airflow's dag-processor reads it) replayed."""
     from hops_timetable.cli.options import settings_from_dag_file
@@ -134,7 +131,7 @@ def airflow_windows(
     api: str,
     dag_id: str,
     *,
-    between: tuple[datetime, datetime],
+    between: Span,
     token: str | None = None,
     username: str | None = None,
     password: str | None = None,
@@ -196,8 +193,8 @@ def assert_dag_matches_schedule(
     dag_id: str,
     schedule: Source | Sequence[ScheduleVersion],
     *,
-    between: tuple[datetime, datetime],
-    outages: Sequence[tuple[datetime, datetime]] = (),
+    between: Span,
+    outages: Sequence[Span] = (),
     offset_model: str | None = None,
 ) -> Report:
     """Fail, listing each differing fire, unless the DAG file's schedule makes the windows *schedule* makes."""
