@@ -102,8 +102,7 @@ def _parser() -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line *argv* (default ``sys.argv[1:]``); returns the exit status (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
-    json_out = "--json" in argv
+    debug, json_out = "--debug" in argv, "--json" in argv
     # httpx (audit's and parity's client) logs every request at INFO; where the process's logging prints INFO to
     # stdout (Airflow 3.0's configuration does, once Airflow is imported), it would mix with the --json output.
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -138,10 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {message}", file=sys.stderr)
         if json_out:
             try:
-                details = {}
-                if isinstance(exc, CronSyntaxError):
-                    details = {"field": exc.field, "token": exc.token, "position": exc.position, "hint": exc.hint}
-                print(json.dumps({"error": message, "status": 2 if bad else 1, **details}))
+                keys = ("field", "token", "position", "hint") if isinstance(exc, CronSyntaxError) else ()
+                print(json.dumps({"error": message, "status": 2 if bad else 1, **{k: getattr(exc, k) for k in keys}}))
             except BrokenPipeError:
                 _silence_stdout()
         return 2 if bad else 1

@@ -117,9 +117,9 @@ def write_dag_files(results: list[ImportedSchedule], output: str, *, force: bool
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    source = "<stdin>" if args.file == "-" else args.file
     if args.file == "-":
         raw = sys.stdin.read(MAX_JSON_BYTES + 1)
-        source = "<stdin>"
     else:
         try:
             with open(args.file, encoding="utf-8") as fh:
@@ -128,7 +128,6 @@ def cmd_import(args: argparse.Namespace) -> int:
             raise BadInput(f"cannot read {args.file!r}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
             raise BadInput(f"{args.file!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-        source = args.file
     results = import_schedules(load_json(raw, source), args.offset_model)
     written = [] if args.output is None else write_dag_files(results, args.output, force=args.force)
     payload = {"schedules": [r.as_json() for r in results], "written": written}
