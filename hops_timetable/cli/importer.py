@@ -31,8 +31,7 @@ def import_schedules(data: object, offset_model: str | None = None) -> list[Impo
     """Every schedule in the parsed JSON *data* (one, a list, or ``{"items": [...]}``); ``ArgumentError`` only when
     it holds none. Names that sanitise to one dag_id (ignoring case, as file names may) get ``_2``, ``_3``... with a
     warning; each id remembers the next suffix to try, so the work stays linear in the number of schedules."""
-    items = _items(data)
-    if not items:
+    if not (items := _items(data)):
         raise ArgumentError(
             "input", data, "the input holds no schedule: expected an object with cronExpression, or a list of them"
         )
@@ -89,10 +88,7 @@ def write_dag_files(results: list[ImportedSchedule], output: str, *, force: bool
     several); nothing is written when a target exists without *force*, or two targets are one file."""
     ready = [r for r in results if not r.errors]
     one_file = len(results) == 1 and not os.path.isdir(output) and not output.endswith(os.sep)
-    if one_file:
-        targets = [(ready[0], output)] if ready else []
-    else:
-        targets = [(r, os.path.join(output, f"{r.dag_id}.py")) for r in ready]
+    targets = [(r, output if one_file else os.path.join(output, f"{r.dag_id}.py")) for r in ready]
     files = [(path, result.dag_file() or "") for result, path in targets]
     folded = [os.path.normcase(os.path.abspath(path)).lower() for path, _ in files]
     if len(set(folded)) != len(folded):

@@ -16,8 +16,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     cron = QuartzCron(args.expression)
     # An expression no date matches is refused, as hops_schedule refuses it, in explain's words; one that only
     # stopped firing is a list that ends early.
-    never = [lint for lint in cron.lints() if lint.startswith("never fires:")]
-    if never:
+    if never := [lint for lint in cron.lints() if lint.startswith("never fires:")]:
         raise BadInput(f"{args.expression!r} {never[0]}")
     check_with_croniter(cron, "expression")
     after = parse_time("--after", args.after) if args.after else datetime.now(UTC)

@@ -125,8 +125,7 @@ def settings_from_dag_file(path: str, dag_id: str) -> Schedule:
     if bag.import_errors:
         first = next(iter(bag.import_errors.values())).strip().splitlines()
         raise BadInput(f"--dag-file {path!r} does not import: {first[-1] if first else 'unknown error'}")
-    dag = bag.dags.get(dag_id)
-    if dag is None:
+    if (dag := bag.dags.get(dag_id)) is None:
         found = ", ".join(sorted(bag.dags)) or "none"
         raise BadInput(f"--dag-id {dag_id!r} is not in {path!r}; the DAGs there are: {found}")
     timetable = dag.timetable
@@ -143,10 +142,9 @@ def settings_from_dag_file(path: str, dag_id: str) -> Schedule:
     )
 
 
-def check_count(flag: str, value: int, maximum: int, what: str) -> int:
+def check_count(flag: str, value: int, maximum: int, what: str) -> None:
     if not 1 <= value <= maximum:
         raise BadInput(f"{flag} {value} is invalid: give a count of {what} from 1 to {maximum:,}")
-    return value
 
 
 def now_from_args(args: argparse.Namespace) -> datetime:

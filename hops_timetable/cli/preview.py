@@ -24,8 +24,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     if args.dag_file is not None:
         if args.dag_id is None:
             raise BadInput("--dag-file needs --dag-id: the id of the DAG in that file to preview")
-        ignored = [FLAGS[k] for k in FILE_SETTINGS if getattr(args, k) not in (None, False)]
-        if ignored:
+        if ignored := [FLAGS[k] for k in FILE_SETTINGS if getattr(args, k) not in (None, False)]:
             raise BadInput(f"{', '.join(ignored)} cannot be combined with --dag-file: the DAG file holds the schedule")
         from hops_timetable.cli.options import settings_from_dag_file
 

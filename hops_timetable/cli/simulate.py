@@ -30,8 +30,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         time_range(f"--{k}", t, k, example) for k, ts in (("outage", args.outage), ("pause", args.pause)) for t in ts
     ]
     until = parse_time("--until", args.until, now)
-    begins = [t for t in (settings.start, *(e.start for e in events)) if t is not None]
-    if not begins:
+    if not (begins := [t for t in (settings.start, *(e.start for e in events)) if t is not None]):
         raise BadInput("simulate needs --start-time or at least one --outage/--pause to know where the timeline begins")
     start = min(begins)
     if until <= start:
