@@ -200,10 +200,9 @@ def _rows(settings: Schedule, now: datetime, runs: dict[str, Runs], n: int) -> l
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    frozen = args.now is not None
     now = now_from_args(args)
     settings = settings_from_args(args, now)
     check_count("-n", args.n, MAX_COMPARE, "runs (Airflow's own timetables take milliseconds a run)")
-    result = compare(settings, now, args.n, freeze_clock=frozen)
+    result = compare(settings, now, args.n, freeze_clock=args.now is not None)
     emit(args, result.as_json(), result.text)
     return 0

@@ -70,9 +70,7 @@ class ImportedSchedule:
 
 def function_name(dag_id: str) -> str:
     func = re.sub(r"[^A-Za-z0-9_]", "_", dag_id)
-    if not func.isidentifier() or keyword.iskeyword(func):
-        func = f"dag_{func}"
-    return func
+    return func if func.isidentifier() and not keyword.iskeyword(func) else f"dag_{func}"
 
 
 def call_source(kwargs: Mapping[str, object]) -> str:

@@ -74,10 +74,8 @@ def _suffixed(key: str, n: int) -> str:
 
 
 def _dag_id(job_name: str | None, index: int) -> str:
-    if not job_name:
-        return f"hopsworks_schedule_{index}"
     # Airflow's dag_id alphabet; a leading dot would hide the file from Airflow's DAG folder scan.
-    dag_id = re.sub(r"[^A-Za-z0-9_.-]", "_", job_name).lstrip(".")
+    dag_id = re.sub(r"[^A-Za-z0-9_.-]", "_", job_name or "").lstrip(".")
     if len(dag_id) > MAX_DAG_ID:
         dag_id = f"{dag_id[: MAX_DAG_ID - 12]}_{index}"
     return dag_id or f"hopsworks_schedule_{index}"

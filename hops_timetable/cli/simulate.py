@@ -96,17 +96,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _check_span(cron: QuartzCron, start: datetime, until: datetime, text: str) -> None:
     """Refuse a timeline holding more than :data:`MAX_SIMULATED_FIRES` fires, estimated from the rate of the first
     fires after *start*: exact for regular crons, generous for irregular ones (their early fires are as dense)."""
-    sample = 1_000
-    first = cron.next_after(start)
-    if first is None or first > until:
-        return
-    fire, n = first, 1
-    while n < sample:
-        nxt = cron.next_after(fire)
-        if nxt is None or nxt > until:
+    fires: list[datetime] = []
+    while len(fires) < 1_000:
+        fire = cron.next_after(fires[-1] if fires else start)
+        if fire is None or fire > until:
             return
-        fire, n = nxt, n + 1
-    per_second = (n - 1) / max((fire - first).total_seconds(), 1.0)
+        fires.append(fire)
+    per_second = (len(fires) - 1) / max((fires[-1] - fires[0]).total_seconds(), 1.0)
     estimate = (until - start).total_seconds() * per_second
     if estimate > MAX_SIMULATED_FIRES:
         span_days = MAX_SIMULATED_FIRES / per_second / 86_400
