@@ -126,9 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # environment's answer. Every other exception is a bug (exit 1), even a ValueError.
         bad = isinstance(exc, ArgumentError)
         text = str(exc).splitlines()[0] if str(exc) else ""
-        if bad or isinstance(exc, AuditError):
-            message = text or type(exc).__name__
-        else:
+        message = text or type(exc).__name__
+        if not (bad or isinstance(exc, AuditError)):
             message = (
                 f"unexpected {type(exc).__name__}: {text[:200]} -- this is a bug in hops-timetable; run the "
                 "same command with --debug to see the traceback, and report it"

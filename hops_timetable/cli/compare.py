@@ -181,9 +181,7 @@ def _rows(settings: Schedule, now: datetime, runs: dict[str, Runs], n: int) -> l
         hops = row.intervals[HOPS]
         if hops is not None and settings.offset:
             row.reasons.append(OFFSET_REASON.format(settings.offset))
-        present = {name for name, value in row.intervals.items() if value is not None}
-        if len(present) < len(NAMES):
-            missing = ", ".join(SHORT[nm] for nm in NAMES if nm not in present)
+        if missing := ", ".join(SHORT[nm] for nm in NAMES if row.intervals[nm] is None):
             if row.fire == first_hops and settings.start is not None and hops is not None and hops[0] == settings.start:
                 why = "first interval: Hopsworks clamps it to the start; Airflow aligns the start to a fire"
             elif not settings.catchup and row.fire <= now:

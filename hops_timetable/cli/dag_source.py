@@ -62,10 +62,8 @@ class ImportedSchedule:
         # Nothing for a refused schedule: the command reports its errors on stderr.
         if self.errors:
             return []
-        lines = [f"# {self.label} -> DAG {self.dag_id!r}"]
-        lines += [f"warning: {w}" for w in self.warnings]
-        lines += ["", call_source(self.kwargs), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
-        return lines
+        lines = [f"# {self.label} -> DAG {self.dag_id!r}", *(f"warning: {w}" for w in self.warnings), ""]
+        return [*lines, call_source(self.kwargs), "", f"# --- {self.dag_id}.py ---", (self.dag_file() or "").rstrip()]
 
 
 def function_name(dag_id: str) -> str:

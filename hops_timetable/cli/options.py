@@ -128,8 +128,7 @@ def settings_from_dag_file(path: str, dag_id: str) -> Schedule:
     if (dag := bag.dags.get(dag_id)) is None:
         found = ", ".join(sorted(bag.dags)) or "none"
         raise BadInput(f"--dag-id {dag_id!r} is not in {path!r}; the DAGs there are: {found}")
-    timetable = dag.timetable
-    if not isinstance(timetable, HopsworksTimetable):
+    if not isinstance(timetable := dag.timetable, HopsworksTimetable):
         raise BadInput(
             f"DAG {dag_id!r} is scheduled with {type(timetable).__name__}, not HopsworksTimetable; "
             "preview reads DAGs built with hops_schedule(...)"

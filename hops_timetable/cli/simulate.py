@@ -42,8 +42,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not 0 <= args.expand <= MAX_EXPAND:
         raise BadInput(f"--expand {args.expand} is invalid: give a number of fires from 0 to {MAX_EXPAND:,}")
     _check_span(settings.cron, start, until, args.until)
-    timeline = simulate(settings.policy(), settings.catchup, start, until, events)
-    rows = expand(timeline, settings.cron, args.expand)
+    rows = expand(simulate(settings.policy(), settings.catchup, start, until, events), settings.cron, args.expand)
     shown = rows[: args.limit]
     runs = sum(r.count for r in rows if r.decision is Decision.CREATED)
     payload = {
