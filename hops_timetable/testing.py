@@ -97,8 +97,7 @@ def hopsworks_windows(
         export = load_executions(executions, "executions")
         held, rows, note = export.executions, None, export.note
     side = Windows("hopsworks", start, end, versions, (), held, rows, meaning=meaning, outages=events, note=note)
-    outcome = _run(side, None)
-    if outcome.report is None:
+    if (outcome := _run(side, None)).report is None:
         raise AssertionError(outcome.reading.explain() if outcome.reading else "no reading")
     runs = tuple(r for r in outcome.hopsworks_runs if r.fire is None or start <= r.fire < end)
     return replace(side, runs=runs, meaning=outcome.reading.meaning if outcome.reading else None)
