@@ -23,20 +23,7 @@ Dialect = Literal["quartz", "unix", "preset"]
 FIELD_NAMES = ("second", "minute", "hour", "day-of-month", "month", "day-of-week", "year")
 SEC, MIN, HOUR, DOM, MON, DOW, YEAR = range(7)
 
-_MONTH_WORDS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+_MONTH_WORDS = "January February March April May June July August September October November December".split()  # noqa: SIM905
 _DAY_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTH_NAMES = {word[:3].upper(): i + 1 for i, word in enumerate(_MONTH_WORDS)}
 QUARTZ_DOW_NAMES = {name: i + 1 for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}

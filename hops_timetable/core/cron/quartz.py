@@ -111,7 +111,7 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
             "use ? in day-of-month when restricting day-of-week, or ? in day-of-week otherwise",
             rewrites=() if star is None else (reader.replaced(star, "?"),),
         )
-    sets: list[set[int]] = [set() for _ in range(7)]
+    sets: dict[int, set[int]] = {}
     items: list[list[Item]] = [[] for _ in range(7)]
     for f in (form.SEC, form.MIN, form.HOUR, form.MON):
         items[f], sets[f] = reader.field(places[f])
@@ -133,19 +133,10 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
         if items[form.YEAR] != [ALL] and len(year_values) != _YEAR_COUNT:
             years = tuple(sorted(year_values))
     upper = [at.token.upper() for at in places]
+    seconds, minutes, hours, months = (tuple(sorted(sets[f])) for f in (form.SEC, form.MIN, form.HOUR, form.MON))
+    tokens, field_items = tuple([*upper, "*"][:7]), tuple(map(tuple, items))
     return ParsedCron(
-        source=source,
-        expression=" ".join(upper),
-        dialect="quartz",
-        tokens=tuple(upper if len(upper) == 7 else [*upper, "*"]),
-        items=tuple(tuple(field_items) for field_items in items),
-        seconds=tuple(sorted(sets[form.SEC])),
-        minutes=tuple(sorted(sets[form.MIN])),
-        hours=tuple(sorted(sets[form.HOUR])),
-        months=tuple(sorted(sets[form.MON])),
-        years=years,
-        dom=dom,
-        dow=dow,
+        source, " ".join(upper), "quartz", tokens, field_items, seconds, minutes, hours, months, years, dom, dow
     )
 
 

@@ -72,20 +72,9 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
         quartz = ["0", time_q[0], time_q[1], dom_q, time_q[2], "?"]
     # Day fields Quartz cannot express keep their 5-field form.
     expression = " ".join(upper if len(quartz) == 7 else quartz)
-    return ParsedCron(
-        source=source,
-        expression=expression,
-        dialect=dialect,
-        tokens=tuple(quartz if len(quartz) == 7 else [*quartz, "*"]),
-        items=tuple(tuple(field_items) for field_items in items),
-        seconds=(0,),
-        minutes=tuple(sorted(sets[form.MIN])),
-        hours=tuple(sorted(sets[form.HOUR])),
-        months=tuple(sorted(sets[form.MON])),
-        years=None,
-        dom=dom,
-        dow=dow,
-    )
+    minutes, hours, months = (tuple(sorted(sets[f])) for f in (form.MIN, form.HOUR, form.MON))
+    tokens, field_items = tuple([*quartz, "*"][:7]), tuple(map(tuple, items))
+    return ParsedCron(source, expression, dialect, tokens, field_items, (0,), minutes, hours, months, None, dom, dow)
 
 
 def _unix_dom(
