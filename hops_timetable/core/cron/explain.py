@@ -23,12 +23,11 @@ def describe(cron: ParsedCron) -> str:
     """English prose for the schedule, e.g. "At 00:00:00, on the weekday nearest day 1 of the month"."""
     unix = cron.dialect != "quartz"
     parts = [_describe_time(cron)]
-    dom_phrase = None if cron.dom is None else _dom_phrase(cron.items[form.DOM])
-    dow_phrase = None if cron.dow is None else _dow_phrase(cron.items[form.DOW], unix)
-    if dom_phrase and dow_phrase:
-        parts.append(f"{dom_phrase} or {dow_phrase.removeprefix('only ')}")
-    elif dom_phrase or dow_phrase:
-        parts.append(dom_phrase or dow_phrase or "")
+    days = [] if cron.dom is None else [_dom_phrase(cron.items[form.DOM])]
+    if cron.dow is not None:
+        dow_phrase = _dow_phrase(cron.items[form.DOW], unix)
+        days.append(dow_phrase.removeprefix("only ") if days else dow_phrase)
+    parts += [" or ".join(days)] if days else []
     if cron.items[form.MON] != (ALL,):
         parts.append(_list_phrase(form.MON, cron.items[form.MON], unix, "only in ", "in "))
     if cron.items[form.YEAR] != (ALL,):
@@ -48,13 +47,12 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
         out.append(f"fires {len(cron.seconds)} times a minute; Hopsworks' scheduler ticks about once a minute")
     for f, span in ((form.SEC, 60), (form.MIN, 60), (form.HOUR, 24), (form.MON, 12)):
         lo, unit = (1 if f == form.MON else 0), _UNIT[f]
-        for item in cron.items[f]:
-            step = item.step
-            if item.kind is ItemKind.RANGE and span % step and item.value == lo and item.end == lo + span - 1:
-                out.append(
-                    f"the {unit} step /{step} does not divide {span} evenly: the gap between the last fire of one "
-                    f"cycle and the first of the next is {span - (span - 1) // step * step} {unit}s, not {step}"
-                )
+        out += [
+            f"the {unit} step /{i.step} does not divide {span} evenly: the gap between the last fire of one cycle "
+            f"and the first of the next is {span - (span - 1) // i.step * i.step} {unit}s, not {i.step}"
+            for i in cron.items[f]
+            if i.kind is ItemKind.RANGE and span % i.step and i.value == lo and i.end == lo + span - 1
+        ]
     if cron.dialect == "unix":
         if cron.dom is not None and cron.dow is not None:
             out.append(
@@ -74,9 +72,7 @@ def lints(cron: ParsedCron, *, last_fire: datetime | None, next_fire: datetime |
 
 
 def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
 
 
 _UNIT = ("second", "minute", "hour", "day", "month", "day", "year")  # by field number
@@ -110,19 +106,17 @@ _DAY_SPECIALS = frozenset(ItemKind) - {ItemKind.ALL, ItemKind.ANY, ItemKind.VALU
 
 
 def _list_phrase(field: int, items: tuple[Item, ...], unix: bool, single_prefix: str, multi_prefix: str) -> str:
-    phrases = [_item_phrase(field, item, unix) for item in items]
     prefix = single_prefix if len(items) == 1 and items[0].kind is ItemKind.VALUE else multi_prefix
-    return prefix + _join(phrases)
+    return prefix + _join([_item_phrase(field, item, unix) for item in items])
 
 
 def _dom_phrase(items: tuple[Item, ...]) -> str:
     item = items[0]
-    kind = item.kind
-    if len(items) == 1 and kind is ItemKind.LAST_DAY and item.value:
+    if len(items) == 1 and item.kind is ItemKind.LAST_DAY and item.value:
         return _item_phrase(form.DOM, item, False) + " of the month"
-    if len(items) == 1 and kind is ItemKind.VALUE:
+    if len(items) == 1 and item.kind is ItemKind.VALUE:
         return f"on day {item.value} of the month"
-    if len(items) == 1 and kind is ItemKind.RANGE and item.step > 1:
+    if len(items) == 1 and item.kind is ItemKind.RANGE and item.step > 1:
         if item.end == 31:
             return f"every {item.step} days of the month, starting on day {item.value}"
         return f"every {item.step} days from day {item.value} through day {item.end} of the month"
@@ -135,21 +129,17 @@ def _dom_phrase(items: tuple[Item, ...]) -> str:
 
 
 def _dow_phrase(items: tuple[Item, ...], unix: bool) -> str:
-    item = items[0]
-    kind = item.kind
     if all(i.kind in _DAY_SPECIALS for i in items):
         return "on " + _join([_item_phrase(form.DOW, i, unix) for i in dict.fromkeys(items)]) + " of the month"
-    if len(items) == 1 and (kind is ItemKind.WRAP or (kind is ItemKind.RANGE and item.step == 1)):
+    item = items[0]
+    if len(items) == 1 and (item.kind is ItemKind.WRAP or (item.kind is ItemKind.RANGE and item.step == 1)):
         return _item_phrase(form.DOW, item, unix)
     return _list_phrase(form.DOW, items, unix, "only on ", "on ")
 
 
 def _every_step(values: tuple[int, ...], span: int) -> int | None:
     """The n for which values are exactly 0, n, 2n, ... below span (n == 1: every value)."""
-    if len(values) < 2 or values[0] != 0:
-        return None
-    n = values[1]
-    return n if values == tuple(range(0, span, n)) else None
+    return values[1] if len(values) > 1 and values == tuple(range(0, span, values[1])) else None
 
 
 def _describe_time(cron: ParsedCron) -> str:
@@ -160,7 +150,11 @@ def _describe_time(cron: ParsedCron) -> str:
         return "At " + _join([f"{h:02d}:{m:02d}:{s:02d}" for h in hours])
     sec_step = _every_step(seconds, 60)
     min_step = _every_step(minutes, 60)
-    hour_phrase = "" if all_hours else _hour_window(hours, items[form.HOUR])
+    hour_phrase = ""
+    if not all_hours and hours == tuple(range(hours[0], hours[-1] + 1)):
+        hour_phrase = f", from {hours[0]:02d}:00 through {hours[-1]:02d}:59"
+    elif not all_hours:
+        hour_phrase = ", during hours " + _join([_item_phrase(form.HOUR, i, False) for i in items[form.HOUR]])
     if len(seconds) == 1:
         s = seconds[0]
         at_second = f", at second {s}" if s else ""
@@ -180,12 +174,6 @@ def _describe_time(cron: ParsedCron) -> str:
     mins = _list_phrase(form.MIN, items[form.MIN], False, "minute ", "minutes ")
     hrs = "every hour" if all_hours else _list_phrase(form.HOUR, items[form.HOUR], False, "hour ", "hours ")
     return f"At {sec}, {mins}, {hrs}"
-
-
-def _hour_window(hours: tuple[int, ...], items: tuple[Item, ...]) -> str:
-    if hours == tuple(range(hours[0], hours[-1] + 1)):
-        return f", from {hours[0]:02d}:00 through {hours[-1]:02d}:59"
-    return ", during hours " + _join([_item_phrase(form.HOUR, i, False) for i in items])
 
 
 def _field_meaning(field: int, items: tuple[Item, ...], unix: bool) -> str:
