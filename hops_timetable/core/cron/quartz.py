@@ -58,7 +58,6 @@ def _read(source: str) -> ParsedCron:
             rewrites=(spaced,),
             hint_alone="separate the fields with spaces",
         )
-    dialect: form.Dialect = "quartz"
     if source.startswith("@"):
         preset = source.lower()
         if preset in ("@once", "@continuous"):
@@ -70,7 +69,6 @@ def _read(source: str) -> ParsedCron:
                 f"unknown preset {source!r}, expected one of {', '.join(form.PRESETS)}",
                 hint="or write the schedule as a cron expression",
             )
-        dialect = "preset"
         reader = FieldReader(form.PRESETS[preset])
     matches = list(form.TOKEN.finditer(reader.expression))
     if len(matches) not in (5, 6, 7):
@@ -83,7 +81,7 @@ def _read(source: str) -> ParsedCron:
     places = [Place(f, m.group(), m.start() + 1) for f, m in zip(fields, matches, strict=True)]
     reader.refuse_long_numbers(places)
     if reader.unix:
-        return parse_unix(reader, source, places, "unix" if dialect == "quartz" else dialect)
+        return parse_unix(reader, source, places, "preset" if source.startswith("@") else "unix")
     return parse_quartz(reader, source, places)
 
 
@@ -112,19 +110,12 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
             rewrites=() if star is None else (reader.replaced(star, "?"),),
         )
     sets: dict[int, set[int]] = {}
-    items: list[list[Item]] = [[] for _ in range(7)]
+    items: list[list[Item]] = [[], [], [], [], [], [], [ALL]]
     for f in (form.SEC, form.MIN, form.HOUR, form.MON):
         items[f], sets[f] = reader.field(places[f])
-    dom: MonthDays | None = None
-    dow: WeekDays | None = None
-    if dom_at.token == "?":
-        items[form.DOM] = [ANY]
-        items[form.DOW], dow = _dow(reader, dow_at)
-    else:
-        items[form.DOW] = [ANY]
-        items[form.DOM], dom = _dom(reader, dom_at)
+    items[form.DOM], dom = _dom(reader, dom_at)
+    items[form.DOW], dow = _dow(reader, dow_at)
     years: tuple[int, ...] | None = None
-    items[form.YEAR] = [ALL]
     if len(places) == 7:
         if places[form.YEAR].token == "?":
             raise reader.fail("'?' is not allowed in year", places[form.YEAR], fix="*")
@@ -141,8 +132,10 @@ def parse_quartz(reader: FieldReader, source: str, places: list[Place]) -> Parse
 
 
 def _dom(reader: FieldReader, at: Place) -> tuple[list[Item], MonthDays | None]:
-    """Quartz day-of-month: plain list, or one of L, L-n, nW, LW. None means every day."""
+    """Quartz day-of-month: ``?``, plain list, or one of L, L-n, nW, LW. None means every day."""
     upper = at.token.upper()
+    if upper == "?":
+        return [ANY], None
     if "L" not in upper and "W" not in upper:
         items, values = reader.field(at)
         return items, None if items == [ALL] else MonthDays(days=frozenset(values))
@@ -184,8 +177,10 @@ def _dom(reader: FieldReader, at: Place) -> tuple[list[Item], MonthDays | None]:
 
 
 def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
-    """Quartz day-of-week: plain list (wrap-around allowed), L alone, nL or n#k. None means every day."""
+    """Quartz day-of-week: ``?``, plain list (wrap-around allowed), L alone, nL or n#k. None means every day."""
     upper = at.token.upper()
+    if upper == "?":
+        return [ANY], None
     parts = upper.split(",")
     for part in listed(at._replace(token=upper)) if len(parts) > 1 else ():
         others = [p for p in parts if p != part.token]

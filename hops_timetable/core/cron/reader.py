@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import groupby
 from typing import NamedTuple
 
@@ -71,6 +72,7 @@ def _shown(text: str) -> str:
 # A longer run of digits is refused before it is converted (leading zeros included, so '0005' still reads as 5).
 MAX_NUMBER_DIGITS = 10
 _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_NUMBER_DIGITS + 1},}}", re.ASCII)
+_BOUNDS = ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (form.MIN_YEAR, form.MAX_YEAR))  # Quartz's, by field
 
 
 class Place(NamedTuple):
@@ -89,12 +91,12 @@ def listed(at: Place) -> Iterator[Place]:
         position += len(part) + 1
 
 
+@dataclass(slots=True)
 class FieldReader:
     """Reads the fields of one expression (``unix``: as croniter reads a 5-field one) and words its refusals."""
 
-    def __init__(self, expression: str, unix: bool = False) -> None:
-        self.expression = expression
-        self.unix = unix
+    expression: str
+    unix: bool = False
 
     def fail(
         self,
@@ -134,9 +136,7 @@ class FieldReader:
                 )
 
     def bounds(self, field: int) -> tuple[int, int]:
-        if field == form.DOW:
-            return (0, 7) if self.unix else (1, 7)
-        return ((0, 59), (0, 59), (0, 23), (1, 31), (1, 12), (1, 7), (form.MIN_YEAR, form.MAX_YEAR))[field]
+        return (0, 7) if field == form.DOW and self.unix else _BOUNDS[field]
 
     def value(self, text: str, at: Place) -> int:
         lo, hi = self.bounds(at.field)
@@ -198,12 +198,9 @@ class FieldReader:
         """croniter's reading of a wrap-around range with a step: the step restarts after the field's end."""
         lo, hi = (0, 6) if field == form.DOW else self.bounds(field)
         first = list(range(a, hi + 1, step))
-        skip = 0
-        if first:
-            already = hi - first[-1]
-            if first[-1] - lo + step > hi - lo + 1 and already < step:
-                skip = step - already
-        return sorted({*first, *range(lo + skip, b + 1, step)})
+        # It goes on at lo plus the step's overshoot past the end (at lo itself for an overshoot of 1).
+        skip = step - (hi - first[-1]) if first else 0
+        return sorted({*first, *range(lo + (skip if skip > 1 else 0), b + 1, step)})
 
     def plain_item(self, at: Place) -> tuple[Item, list[int]]:
         """Parse ``*``, ``v``, ``a-b``, ``a/s``, ``*/s``, ``/s``, ``a-b/s`` into an item and its values."""
@@ -228,8 +225,7 @@ class FieldReader:
             a_text, b_text = base[:cut], base[cut + 1 :]
             if not a_text or not b_text:
                 raise self.fail("incomplete range", at, "write a range as start-end, e.g. 1-5")
-            a = self.value(a_text, at)
-            b = self.value(b_text, at)
+            a, b = self.value(a_text, at), self.value(b_text, at)
             if self.unix:
                 return self.unix_range(at, a, b, a_text, step)
             if (form.DIGITS.fullmatch(a_text) is None) != (form.DIGITS.fullmatch(b_text) is None):
@@ -285,10 +281,8 @@ class FieldReader:
 
     def quartz_spelling(self, field: int, a: int, b: int, step: int) -> str:
         """A Quartz token, numbers only, for the range a-b every step (a wrap-around one read as a cycle)."""
-        if a <= b:
+        if a <= b or (field == form.DOW and not step):
             return f"{a}-{b}" + (f"/{step}" if step else "")
-        if field == form.DOW and not step:
-            return f"{a}-{b}"
         return compress(self.cycle(field, a, b, step or 1))
 
     def unix_range(self, at: Place, a: int, b: int, a_text: str, step: int) -> tuple[Item, list[int]]:
