@@ -20,18 +20,14 @@ def parse_unix(reader: FieldReader, source: str, places: list[Place], dialect: D
     spelled = ["*" if items[f] == [ALL] else compress(list(sets[f])) for f in (form.MIN, form.HOUR, form.MON)]
     items[form.DOM], dom_values, dom_special = _unix_dom(reader, places[2], dow_raw, spelled)
     items[form.DOW], dow_values, dow_special = _unix_dow(reader, places[4], dom_raw)
-    weekdays = {v % 7 for v in dow_values}
+    weekdays = {form.py_weekday(v, True) for v in dow_values}
     # croniter's rule, which Airflow inherits: a day field counts as unrestricted when written "?", when its
     # list holds a bare "*" ("*", "*,16", "L,*"), or when it covers every value and the *other* field's text
     # contains a "*" anywhere ("*/2" too). Only two restricted fields are OR-ed.
-    dom_star = dom_raw == "?" or _has_star(dom_raw) or (len(dom_values) == 31 and "*" in dow_raw)
-    dow_star = dow_raw == "?" or _has_star(dow_raw) or (len(weekdays) == 7 and "*" in dom_raw)
+    dom_star = dom_raw == "?" or "*" in dom_raw.split(",") or (len(dom_values) == 31 and "*" in dow_raw)
+    dow_star = dow_raw == "?" or "*" in dow_raw.split(",") or (len(weekdays) == 7 and "*" in dom_raw)
     dom = dom_special if dom_special or dom_star else MonthDays(days=frozenset(dom_values))
-    dow = (
-        dow_special
-        if dow_special or dow_star
-        else WeekDays(every=frozenset(form.py_weekday(v, True) for v in weekdays))
-    )
+    dow = dow_special if dow_special or dow_star else WeekDays(every=frozenset(weekdays))
     if dom is None and dow is not None:
         items[form.DOM] = [ANY]
     elif dow is None:
@@ -147,7 +143,7 @@ def _unix_dom(
             item_items, item_values = reader.field(raw)
             items.extend(item_items)
             values.update(item_values)
-    if _has_star(text):
+    if "*" in text.split(","):  # croniter sorts a bare '*' first and so reads the field as unrestricted
         return [ALL], set(range(1, 32)), None
     if not last:
         return items, values, None
@@ -228,11 +224,6 @@ def _not_ored(reader: FieldReader, at: Place, ignored: str) -> CronSyntaxError:
         "for either day",
         rewrites=tuple(" ".join([*fields[:i], "*", *fields[i + 1 :]]) for i in (4, 2)),
     )
-
-
-def _has_star(text: str) -> bool:
-    """A bare ``*`` item (``*,16``; not ``*/2``): croniter sorts it first and so reads the field as unrestricted."""
-    return "*" in text.split(",")
 
 
 def _same_in_quartz(items: list[Item], token: str) -> bool:
