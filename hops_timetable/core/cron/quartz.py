@@ -51,13 +51,11 @@ def _read(source: str) -> ParsedCron:
     if odd is not None:
         ch = source[odd]
         spaced = "".join(" " if _is_odd_space(c) else c for c in source)
-        raise CronSyntaxError(
+        why = (
             f"character U+{ord(ch):04X} ({unicodedata.name(ch, 'control character')}) at position {odd + 1} "
-            "is not a field separator: fields are separated by spaces and tabs only",
-            source,
-            rewrites=(spaced,),
-            hint_alone="separate the fields with spaces",
+            "is not a field separator: fields are separated by spaces and tabs only"
         )
+        raise CronSyntaxError(why, source, rewrites=(spaced,), hint_alone="separate the fields with spaces")
     if source.startswith("@"):
         preset = source.lower()
         if preset in ("@once", "@continuous"):
@@ -65,17 +63,13 @@ def _read(source: str) -> ParsedCron:
                 f"{source!r} is not periodic, so it has no cron fire times", hint="use Airflow's own schedule for it"
             )
         if preset not in form.PRESETS:
-            raise reader.fail(
-                f"unknown preset {source!r}, expected one of {', '.join(form.PRESETS)}",
-                hint="or write the schedule as a cron expression",
-            )
+            why = f"unknown preset {source!r}, expected one of {', '.join(form.PRESETS)}"
+            raise reader.fail(why, hint="or write the schedule as a cron expression")
         reader = FieldReader(form.PRESETS[preset])
     matches = list(form.TOKEN.finditer(reader.expression))
     if len(matches) not in (5, 6, 7):
-        raise reader.fail(
-            f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(matches)}",
-            hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]",
-        )
+        why = f"expected 6 or 7 Quartz fields (or 5 UNIX cron fields), got {len(matches)}"
+        raise reader.fail(why, hint="Quartz fields are: second minute hour day-of-month month day-of-week [year]")
     reader.unix = len(matches) == 5
     fields = (form.MIN, form.HOUR, form.DOM, form.MON, form.DOW) if reader.unix else range(len(matches))
     places = [Place(f, m.group(), m.start() + 1) for f, m in zip(fields, matches, strict=True)]
@@ -208,11 +202,9 @@ def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
         a = reader.value(ranged.group(1), at)
         b = reader.value(ranged.group(2), at)
         days = reader.cycle(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
+        why = f"{ranged.group(3)[0]} takes a single day, not a range"
         raise reader.fail(
-            f"{ranged.group(3)[0]} takes a single day, not a range",
-            at,
-            "use one schedule per day",
-            rewrites=reader.split(at, [f"{d}{ranged.group(3)}" for d in days]),
+            why, at, "use one schedule per day", rewrites=reader.split(at, [f"{d}{ranged.group(3)}" for d in days])
         )
     if upper.startswith("L-"):
         raise reader.fail("L-n belongs in day-of-month", at, "for the last day n of the month write nL")

@@ -229,18 +229,12 @@ class FieldReader:
             if self.unix:
                 return self.unix_range(at, a, b, a_text, step)
             if (form.DIGITS.fullmatch(a_text) is None) != (form.DIGITS.fullmatch(b_text) is None):
-                raise self.fail(
-                    "Quartz 2.3.2 refuses a range that mixes a number and a name",
-                    at,
-                    "spell both ends as numbers",
-                    self.quartz_spelling(field, a, b, step),
-                )
+                why = "Quartz 2.3.2 refuses a range that mixes a number and a name"
+                raise self.fail(why, at, "spell both ends as numbers", self.quartz_spelling(field, a, b, step))
             if named and slash:
+                why = f"Quartz 2.3.2 ignores a step after a name and would read {token!r} as {base!r}"
                 raise self.fail(
-                    f"Quartz 2.3.2 ignores a step after a name and would read {token!r} as {base!r}",
-                    at,
-                    f"for a step of {step} write the range as numbers",
-                    self.quartz_spelling(field, a, b, step),
+                    why, at, f"for a step of {step} write the range as numbers", self.quartz_spelling(field, a, b, step)
                 )
             if a > b:
                 if field != form.DOW or slash:
@@ -258,23 +252,17 @@ class FieldReader:
         if not slash:
             return Item(ItemKind.VALUE, v), [v]
         if named and not self.unix:
-            raise self.fail(
-                f"Quartz 2.3.2 ignores a step after a name and would read {token!r} as {base!r}",
-                at,
-                f"for a step of {step} from {base.upper()} write the number",
-                f"{v}/{step}",
-            )
+            why = f"Quartz 2.3.2 ignores a step after a name and would read {token!r} as {base!r}"
+            raise self.fail(why, at, f"for a step of {step} from {base.upper()} write the number", f"{v}/{step}")
         if self.unix and v == (6 if field == form.DOW else hi):
             # croniter before 7.0 (what Airflow 3.0 to 3.4 install) writes a/s as a-max/s, and at the field's
             # maximum that is an equal range, which it reads as the whole field (croniter issue 246).
             every = f"*/{step}"
-            raise self.fail(
+            why = (
                 f"croniter 7 reads {token!r} as {base!r} alone, croniter 6 (which Airflow 3.0 to 3.4 install) as "
-                f"{every!r}, every {step} from the field's start",
-                at,
-                f"for croniter 6's reading write {every!r}; for the value alone",
-                base,
+                f"{every!r}, every {step} from the field's start"
             )
+            raise self.fail(why, at, f"for croniter 6's reading write {every!r}; for the value alone", base)
         if self.unix and field == form.DOW and v == 7:
             v = 0  # croniter reads 7 as Sunday, 0
         return Item(ItemKind.RANGE, v, hi, step), list(range(v, hi + 1, step))
@@ -309,12 +297,8 @@ class FieldReader:
             spelled = ",".join(
                 form.value_word(field, v, True)[:3] if field in (form.MON, form.DOW) else str(v) for v in croniter
             )
-            raise self.fail(
-                f"croniter (and so Airflow) reads {token!r} as {spelled}: its step starts again after the wrap",
-                at,
-                "list the values to keep that reading",
-                compress(croniter),
-            )
+            why = f"croniter (and so Airflow) reads {token!r} as {spelled}: its step starts again after the wrap"
+            raise self.fail(why, at, "list the values to keep that reading", compress(croniter))
         return Item(ItemKind.WRAP, a, b, step or 1), croniter
 
     def field(self, at: Place) -> tuple[list[Item], set[int]]:

@@ -120,20 +120,14 @@ def _unix_dom(
             a = reader.value(m.group(1), raw)
             if m.group(2):
                 step = reader.step(m.group(3), raw)
-                raise reader.fail(
+                why = (
                     f"croniter (and so Airflow) reads {raw.token!r} as {a}-31/{step}, counting the step from day {a} "
-                    "whatever the month's length",
-                    raw,
-                    "for that reading",
-                    f"{a}-31/{step}",
+                    "whatever the month's length"
                 )
+                raise reader.fail(why, raw, "for that reading", f"{a}-31/{step}")
             if a == 31:
-                raise reader.fail(
-                    "croniter (and so Airflow) reads 31-L as an equal range, the whole month",
-                    raw,
-                    "for the last day write L; for croniter's reading",
-                    "1-31",
-                )
+                why = "croniter (and so Airflow) reads 31-L as an equal range, the whole month"
+                raise reader.fail(why, raw, "for the last day write L; for croniter's reading", "1-31")
             items.append(Item(ItemKind.RANGE, a, 31, 1))
             values.update(range(a, 32))
         elif "W" in part or "#" in part or part == "?":
@@ -174,28 +168,19 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
             b = reader.value(ranged.group(2), raw) % 7
             k = ranged.group(3)
             days = reader.croniter_wrap(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
-            raise reader.fail(
+            why = (
                 f"croniter (and so Airflow) reads {raw.token!r} as occurrence {k} of each of those days in the "
-                f"month, not as the {k}th of them",
-                raw,
-                "for that reading",
-                ",".join(f"{d}#{k}" for d in days),
+                f"month, not as the {k}th of them"
             )
+            raise reader.fail(why, raw, "for that reading", ",".join(f"{d}#{k}" for d in days))
         if term:
             items.append(reader.weekday_term(raw, term[1] or term[3], term[2]))
         elif re.fullmatch(r"([A-Z]{3}|[0-9]+)L", part, re.ASCII):
-            raise reader.fail(
-                "croniter (and so Airflow) writes the last such day of the month as L followed by the number",
-                raw,
-                "for the last of that day",
-                "L" + str(reader.value(part[:-1], raw) % 7),
-            )
+            why = "croniter (and so Airflow) writes the last such day of the month as L followed by the number"
+            raise reader.fail(why, raw, "for the last of that day", "L" + str(reader.value(part[:-1], raw) % 7))
         elif "#" in part or "L" in part:
-            raise reader.fail(
-                f"{raw.token!r} is not a valid day-of-week term",
-                raw,
-                "5-field cron takes n#k (the k-th day n of the month) and Ln (the last day n)",
-            )
+            why = f"{raw.token!r} is not a valid day-of-week term"
+            raise reader.fail(why, raw, "5-field cron takes n#k (the k-th day n of the month) and Ln (the last day n)")
         else:
             plain.append(part)
     if plain:
@@ -204,11 +189,9 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
             # croniter accepts '*' next to n#k/Ln terms and then fires on those terms alone.
             why = f"croniter (and so Airflow) reads {text!r} as {special!r} alone: it drops the '*'"
             raise reader.fail(why, at, "for that reading", special)
+        why = "croniter (and so Airflow) refuses to mix plain days with n#k or Ln terms"
         raise reader.fail(
-            "croniter (and so Airflow) refuses to mix plain days with n#k or Ln terms",
-            at,
-            "use one schedule for each kind",
-            rewrites=reader.split(at, [special, ",".join(plain)]),
+            why, at, "use one schedule for each kind", rewrites=reader.split(at, [special, ",".join(plain)])
         )
     if dom_text not in ("*", "?"):
         raise _not_ored(reader, at, f"it ignores day-of-month {dom_text!r}, or finds no date at all")
