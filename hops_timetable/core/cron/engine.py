@@ -51,9 +51,8 @@ _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[int, ...]:
     """Days of a month of the given shape on which the day rules fire (OR when both are given)."""
-    month = shape // 14 + 1
     wd1 = (shape % 14) // 2
-    ndays = 29 if shape % 2 else _MONTH_DAYS[month - 1]
+    ndays = 29 if shape % 2 else _MONTH_DAYS[shape // 14]
     if dom is None and dow is None:
         return tuple(range(1, ndays + 1))
     days: set[int] = set()
@@ -61,9 +60,7 @@ def _day_set(dom: MonthDays | None, dow: WeekDays | None, shape: int) -> tuple[i
     # scheduler has not seen computes every shape it meets, so the empty parts must cost nothing.
     if dom is not None:
         if dom.days:
-            days.update(dom.days)
-            if ndays < 31:
-                days.difference_update(range(ndays + 1, 32))
+            days.update(d for d in dom.days if d <= ndays)
         if dom.before_last is not None and ndays - dom.before_last >= 1:
             days.add(ndays - dom.before_last)
         if dom.nearest_weekday is not None:
@@ -134,21 +131,17 @@ class QuartzCron:
         years = parsed.years
         setattr_(self, "_years", _ALL_YEARS_TUPLE if years is None else years)
         setattr_(self, "_yset", _ALL_YEARS if years is None else frozenset(years))
-        first: _Fields | None = None
-        last: _Fields | None = None
         # An open calendar that fires in none of the month shapes (all occur in 2000-2027) never fires: no search.
-        if years is not None or any(self._days(y, m) for y in range(2000, 2028) for m in parsed.months):
-            first = self._search((MIN_YEAR - 1, 12, 31, 23, 59, 59), True)
-            last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False)
+        fires = years is not None or any(self._days(y, m) for y in range(2000, 2028) for m in parsed.months)
+        first = self._search((MIN_YEAR - 1, 12, 31, 23, 59, 59), True) if fires else None
+        last = self._search((LAST_YEAR + 1, 1, 1, 0, 0, 0), False) if fires else None
         setattr_(self, "_first", first)
         setattr_(self, "_last", last)
         setattr_(self, "first_fire", None if first is None else datetime(*first, tzinfo=UTC))
         setattr_(self, "last_fire", None if last is None else datetime(*last, tzinfo=UTC))
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, QuartzCron):
-            return self.expression == other.expression
-        return NotImplemented
+        return self.expression == other.expression if isinstance(other, QuartzCron) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(("QuartzCron", self.expression))
@@ -310,15 +303,8 @@ class QuartzCron:
     def matches(self, dt: datetime) -> bool:
         """Whether ``dt`` (aware in any zone, or naive = UTC) is exactly a fire time."""
         (y, mo, d, h, mi, s), micro = utc_fields(dt)
-        return (
-            micro == 0
-            and y in self._yset
-            and mo in self._mset
-            and h in self.parsed.hours
-            and mi in self.parsed.minutes
-            and s in self.parsed.seconds
-            and d in self._days(y, mo)
-        )
+        at_a_time = micro == 0 and h in self.parsed.hours and mi in self.parsed.minutes and s in self.parsed.seconds
+        return at_a_time and y in self._yset and mo in self._mset and d in self._days(y, mo)
 
     def never_fires(self) -> bool:
         """True when the expression has no fire time at all (from 1970 to the end of year 9999)."""

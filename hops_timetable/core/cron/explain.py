@@ -160,9 +160,7 @@ def _describe_time(cron: ParsedCron) -> str:
         at_second = f", at second {s}" if s else ""
         if len(minutes) == 1 and all_hours:
             m = minutes[0]
-            if m == 0 and s == 0:
-                return "Every hour"
-            return f"Every hour, at {m:02d}:{s:02d} past the hour"
+            return "Every hour" if m == s == 0 else f"Every hour, at {m:02d}:{s:02d} past the hour"
         if min_step == 1:
             return f"Every minute{at_second}{hour_phrase}"
         if min_step is not None:

@@ -199,8 +199,7 @@ def _dow(reader: FieldReader, at: Place) -> tuple[list[Item], WeekDays | None]:
         return [Item(ItemKind.VALUE, 7)], WeekDays(every=frozenset({form.py_weekday(7, False)}))
     ranged = re.fullmatch(r"([0-9A-Z]+)-([0-9A-Z]+)(#[0-9]+|L)", upper, re.ASCII)
     if ranged:
-        a = reader.value(ranged.group(1), at)
-        b = reader.value(ranged.group(2), at)
+        a, b = reader.value(ranged.group(1), at), reader.value(ranged.group(2), at)
         days = reader.cycle(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
         why = f"{ranged.group(3)[0]} takes a single day, not a range"
         raise reader.fail(

@@ -39,9 +39,7 @@ class CronSyntaxError(ArgumentError):
         message: str | None = None,
     ) -> None:
         # ``at`` is (field number, token, position); ``hint_alone`` replaces ``hint`` when no rewrite is proposed.
-        self.expression = expression
-        self.why = why
-        self.rewrites = rewrites
+        self.expression, self.why, self.rewrites = expression, why, rewrites
         self._unproposed = (at, hint, (), hint_alone)
         self.field: str | None = None
         self.token: str | None = None
@@ -148,6 +146,7 @@ class FieldReader:
             if not lo <= v <= hi:
                 raise self.fail(f"value {v} is out of range {lo}-{hi}", at)
             return v
+        valid = f"{lo}-{hi}"
         if names is not None:
             if upper in names:
                 return names[upper]
@@ -156,9 +155,7 @@ class FieldReader:
                     r"[A-Z]{4,}", lambda m: m.group()[:3] if m.group()[:3] in names else m.group(), at.token.upper()
                 )
                 raise self.fail(f"long name {text!r} is not accepted", at, "use the three-letter name", fix)
-            valid = f"{lo}-{hi} or {next(iter(names))}-{list(names)[-1]}"
-        else:
-            valid = f"{lo}-{hi}"
+            valid += f" or {next(iter(names))}-{list(names)[-1]}"
         hint = None
         if "H" in upper and self.unix:
             hint = "hashed values (H) are not supported: choose the value yourself"
@@ -190,9 +187,8 @@ class FieldReader:
     def cycle(self, field: int, a: int, b: int, step: int) -> list[int]:
         """A wrap-around range read as one cycle: from a up past the field's end, on to b, every step."""
         lo, hi = self.bounds(field)
-        first, n = (lo, 7) if field == form.DOW else (lo, hi - lo + 1)
-        end = b + n if b < a else b
-        return sorted({first + (i - first) % n for i in range(a, end + 1, step)})
+        n = 7 if field == form.DOW else hi - lo + 1
+        return sorted({lo + (i - lo) % n for i in range(a, (b + n if b < a else b) + 1, step)})
 
     def croniter_wrap(self, field: int, a: int, b: int, step: int) -> list[int]:
         """croniter's reading of a wrap-around range with a step: the step restarts after the field's end."""

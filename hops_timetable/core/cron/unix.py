@@ -153,10 +153,9 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
     upper = text.upper()
     if upper == "?":
         return [ALL], set(range(0, 8)), None
+    if "#" not in upper and "L" not in upper:
+        return (*reader.field(at), None)
     parts = upper.split(",")
-    if not any("#" in p or "L" in p for p in parts):
-        plain_items, values = reader.field(at)
-        return plain_items, values, None
     items: list[Item] = []
     plain: list[str] = []
     for raw in listed(at):
@@ -164,8 +163,7 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
         ranged = re.fullmatch(r"([A-Z]{3})-([A-Z]{3})#([0-9]+)", part, re.ASCII)
         term = re.fullmatch(r"([A-Z]{3}|[0-9]+)#([0-9]+)|L([0-9]+)", part, re.ASCII)
         if ranged:
-            a = reader.value(ranged.group(1), raw) % 7
-            b = reader.value(ranged.group(2), raw) % 7
+            a, b = reader.value(ranged.group(1), raw) % 7, reader.value(ranged.group(2), raw) % 7
             k = ranged.group(3)
             days = reader.croniter_wrap(form.DOW, a, b, 1) if a > b else list(range(a, b + 1))
             why = (
