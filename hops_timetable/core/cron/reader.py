@@ -207,8 +207,7 @@ class FieldReader:
         base, slash, step_text = token.partition("/")
         step = self.step(step_text, at) if slash else 0
         if slash and field == form.DOW and self.unix:
-            # croniter runs a day-of-week step up to 6, never 7 (which it reads as 0, Sunday).
-            hi = 6
+            hi = 6  # croniter runs a day-of-week step up to 6, never 7 (which it reads as 0, Sunday)
         if slash and not base and self.unix:
             raise self.fail("a step needs a start: croniter (and so Airflow) refuses it", at, fix=f"*/{step}")
         if slash and field == form.YEAR:

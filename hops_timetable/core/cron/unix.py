@@ -93,10 +93,8 @@ def _unix_dom(
                 "last day in shorter months, which differs from Quartz"
             )
             if n == 31:  # the weekday nearest the last day is always the last weekday
-                last_weekday = (" ".join(["0", time[0], time[1], "LW", time[2], "?"]),)
-                raise reader.fail(
-                    why, at, "for that reading, the last weekday, write Quartz cron", rewrites=last_weekday
-                )
+                rewrite = " ".join(["0", time[0], time[1], "LW", time[2], "?"])
+                raise reader.fail(why, at, "for that reading, the last weekday, write Quartz cron", rewrites=(rewrite,))
             raise reader.fail(why, at, "write the days it should fire on, or LW in Quartz cron")
         if dow_text not in ("*", "?"):
             raise _not_ored(reader, at, f"it ignores day-of-week {dow_text!r}")
@@ -198,13 +196,10 @@ def _unix_dow(reader: FieldReader, at: Place, dom_text: str) -> tuple[list[Item]
 
 def _not_ored(reader: FieldReader, at: Place, ignored: str) -> CronSyntaxError:
     """Day fields that croniter does not OR, with day-of-week or day-of-month unrestricted as the rewrites."""
+    why = f"with {at.token!r} croniter (and so Airflow) does not OR the day fields: {ignored}"
     fields = form.TOKEN.findall(reader.expression)
-    return reader.fail(
-        f"with {at.token!r} croniter (and so Airflow) does not OR the day fields: {ignored}",
-        at,
-        "for either day",
-        rewrites=tuple(" ".join([*fields[:i], "*", *fields[i + 1 :]]) for i in (4, 2)),
-    )
+    rewrites = tuple(" ".join([*fields[:i], "*", *fields[i + 1 :]]) for i in (4, 2))
+    return reader.fail(why, at, "for either day", rewrites=rewrites)
 
 
 def _same_in_quartz(items: list[Item], token: str) -> bool:
