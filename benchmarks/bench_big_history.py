@@ -7,7 +7,8 @@ one scheduled run per fire up to two minutes ago (the DAG starts N minutes befor
 a manual run with a conf window every 10,000 fires. Then an api-server is started (one worker) and measured:
 
 * each tab page and its JSON twin (the newest page, the next one, one in the middle, the oldest, the run tab): the
-  first view (the api-server reads the DAG's runs once), then each page worked out (its first view) and shown
+  first view (it answers at once while the api-server reads the DAG's runs once, and the tab asks again until
+  the page; both timed), then each page worked out (its first view) and shown
   again (median of 5 more);
 * a view after 10 new runs, then one after 1 more, and one after an old run was marked failed (each page worked out
   anew);
@@ -198,13 +199,24 @@ def _api_server(env: dict[str, str], port: int) -> Iterator[subprocess.Popen[byt
             proc.wait()
 
 
-def _timed_get(client: Any, path: str) -> float:
+def _timed_get(client: Any, path: str, reading: bool = False) -> float:
+    """Milliseconds to answer GET *path*; with *reading*, an answer that the DAG's runs are still being read counts."""
     started = time.perf_counter()
     answer = client.get(path)
     elapsed = (time.perf_counter() - started) * 1000
-    if answer.status_code != 200:
+    if answer.status_code != 200 and not (reading and answer.status_code == 202):
         raise RuntimeError(f"GET {path}: HTTP {answer.status_code}: {answer.text[:300]}")
     return elapsed
+
+
+def _first_view(client: Any, path: str) -> tuple[float, float]:
+    """A first view as the tab makes it: the first answer's milliseconds, and the seconds until the page itself
+    (asked again every second, as the tab does while the DAG's runs are being read)."""
+    started = time.perf_counter()
+    first = _timed_get(client, path, reading=True)
+    while client.get(path).status_code == 202:
+        time.sleep(1)
+    return first, time.perf_counter() - started
 
 
 def _audit(env: dict[str, str], base: str) -> tuple[float, float]:
@@ -289,8 +301,10 @@ def measure(n: int, postgres: str | None, audit_max: int, keep: Path | None = No
     shutil.rmtree(home / "hops_timetable", ignore_errors=True)  # a kept home's snapshots of runs: read them anew
     with _api_server(env, port) as proc, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=3600) as client:
         rss_before = _rss_mb(proc.pid)
-        first = _timed_get(client, paths["tab JSON, newest page"])
-        out.append(Point(database, n, "tab JSON, first view (the runs read once)", first, "ms"))
+        first, read = _first_view(client, paths["tab JSON, newest page"])
+        case = "tab JSON, first view (answers while the runs are read once)"
+        out.append(Point(database, n, case, first, "ms", goal, first < PAGE_MS_GOAL))
+        out.append(Point(database, n, "the runs read once, in the background: the first page shown after", read, "s"))
         for case, path in paths.items():
             # The first view of a page works it out; the next ones, until the runs change or a fire passes, show
             # it again (both are timed: a minutely DAG gets a new fire, and so a worked-out page, every minute).
@@ -322,9 +336,10 @@ def measure(n: int, postgres: str | None, audit_max: int, keep: Path | None = No
     with _api_server(env, port) as proc, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=3600) as client:
         # Started again: the DAG's runs are taken up from the snapshot the first view wrote, brought up to date
         # (11 runs added and one marked failed since it was written).
-        ms = _timed_get(client, paths["tab JSON, newest page"])
+        ms, shown = _first_view(client, paths["tab JSON, newest page"])
         case = "tab JSON, first view after a restart (the runs taken up)"
         out.append(Point(database, n, case, ms, "ms", goal, ms < PAGE_MS_GOAL))
+        out.append(Point(database, n, "the runs taken up after a restart: the first page shown after", shown, "s"))
     with _api_server(env, port) as proc, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=3600) as client:
         # A user's first view a little after a start: the api-server took the snapshots up as it started.
         time.sleep(WARMED_AFTER_S)

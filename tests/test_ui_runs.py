@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import datetime
@@ -19,6 +20,7 @@ from test_coverage_blocks import assorted_runs
 from hops_timetable import _compat
 from hops_timetable.core.coverage import Blocks, RunRecord, now_key, page_of_fires, timeline_begin
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.time_text import stored_time
 from hops_timetable.ui import runs as tab_runs
 from hops_timetable.ui.render import PAGE_FIRES, build_page, page_json
 
@@ -250,3 +252,54 @@ def test_a_first_read_folds_the_runs_as_reading_them_one_by_one(
     # What a view starts from: read trusting the cron, and read again when a block's runs skipped a fire.
     viewed = tab_runs.dag_runs(session, dag_id, settings_)
     assert (viewed.records, viewed.blocks) == ([*records, *by_row.in_flight.values()], blocks)
+
+
+def test_a_long_first_read_goes_on_in_the_background_while_views_say_how_far_it_is(
+    session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from hops_timetable.ui import app as tab_app
+
+    dag_id = "long-read"
+    runs = [scheduled(h) for h in range(1, 10_051)]
+    _insert(session, dag_id, runs)
+    held, go_on, reads = threading.Event(), threading.Event(), []
+    whole_history = tab_runs.raw_run_rows
+
+    def slow(session: Any, dag_id: str, after_id: int | None = None, limit: int | None = None) -> Any:
+        if after_id is None:
+            reads.append(dag_id)
+        for n, row in enumerate(whole_history(session, dag_id, after_id, limit), start=1):
+            if after_id is None and n == 10_001:
+                held.set()
+                assert go_on.wait(60)
+            yield row
+
+    monkeypatch.setattr(tab_runs, "raw_run_rows", slow)
+    monkeypatch.setattr(tab_app, "_load", lambda session, dag_id: (SETTINGS, False))
+    monkeypatch.setattr(tab_app._compat, "require_dag_read", lambda request, user, dag_id, runs=False: None)
+    tab_app.app.dependency_overrides[tab_app._user] = lambda: "someone"
+    try:
+        with TestClient(tab_app.app) as client:
+            for _ in range(2):  # answered once the read is long, not when it ends
+                answer = client.get(f"/api/dags/{dag_id}")
+                reading = {"dag_id": dag_id, "reading": {"runs_read": 10_000}}
+                assert (answer.status_code, answer.json()) == (202, reading)
+            assert held.is_set()
+            plain = client.get(f"/dags/{dag_id}")
+            assert (plain.status_code, plain.headers["refresh"]) == (202, "1")
+            assert f"Reading the runs of {dag_id}: 10,000 so far." in plain.text
+            go_on.set()
+            for thread in threading.enumerate():
+                if thread.name == "hops-tab-read":
+                    thread.join(60)
+            page = client.get(f"/api/dags/{dag_id}")
+            assert page.status_code == 200
+            coverage = page.json()["coverage"]
+            assert _same(coverage, _whole(runs, 0, stored_time(coverage["now"])))
+            assert client.get(f"/dags/{dag_id}").status_code == 200
+    finally:
+        go_on.set()
+        tab_app.app.dependency_overrides.clear()
+    assert reads == [dag_id]  # one read of the whole history, however many views came during it

@@ -1,5 +1,5 @@
 // The DAG's Hopsworks tab: the schedule in words, the next windows, the form, the coverage page by page.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link } from "react-router-dom";
 
 import { getDag, getSpans, runTabPath, type DagData, type Fire, type Span } from "./api";
@@ -7,6 +7,8 @@ import { Mono, Pager, Table, Tab, useLive, type Head } from "./ui";
 import { WindowForm } from "./WindowForm";
 
 export const SPAN_ROWS = 20;
+/** How soon the tab asks again while the DAG's runs are being read. */
+const READING_MS = 1_000;
 
 export const RunLinks = ({ dagId, runIds }: { readonly dagId: string; readonly runIds: readonly string[] }) => (
   <>
@@ -159,14 +161,22 @@ const Older = ({ data }: { readonly data: DagData }) =>
 export const DagTab = ({ dagId }: { readonly dagId: string }) => {
   const [page, setPage] = useState(0);
   const live = useLive(() => getDag(dagId, page), `${dagId}/${page}`);
-  const data = live.data;
-  if (data === null) {
+  const answer = live.data;
+  const reading = answer !== null && "reading" in answer ? answer.reading : null;
+  useEffect(() => {
+    if (reading === null) return undefined;
+    const timer = window.setTimeout(live.reload, READING_MS);
+    return () => window.clearTimeout(timer);
+  }, [reading, live.reload]);
+  if (answer === null || "reading" in answer) {
+    const waiting = reading === null ? "Loading the Hopsworks schedule..." : `Reading the runs of ${dagId}: ${reading.runs_read.toLocaleString("en")} so far.`;
     return (
       <Tab id="hops-dag">
-        <p className="note" id="loading">{live.error ?? "Loading the Hopsworks schedule..."}</p>
+        <p className="note" id="loading">{live.error ?? waiting}</p>
       </Tab>
     );
   }
+  const data = answer;
   const cov = data.coverage;
   const offset = Number(data.settings.start_time_offset_seconds ?? 0);
   const size = cov.page.size;

@@ -52,6 +52,9 @@ export type DagData = {
   coverage: Coverage;
 };
 
+/** The answer while the DAG's runs are read (a long history, once): how many so far; the tab asks again. */
+export type Reading = { dag_id: string; reading: { runs_read: number } };
+
 export type SpanPage = { kind: string; total: number; offset: number; items: Span[] };
 
 export type WindowRun = Partial<Env> & {
@@ -135,7 +138,7 @@ const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
 
 const dag = (dagId: string): string => `hops/api/dags/${part(dagId)}`;
 
-export const getDag = (dagId: string, page: number): Promise<DagData> => call(`${dag(dagId)}?page=${page}`);
+export const getDag = (dagId: string, page: number): Promise<DagData | Reading> => call(`${dag(dagId)}?page=${page}`);
 
 export const getSpans = (dagId: string, kind: string, offset: number, limit: number): Promise<SpanPage> =>
   call(`${dag(dagId)}/spans/${kind}?offset=${offset}&limit=${limit}`);

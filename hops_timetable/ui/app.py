@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timezone
+from html import escape
 from pathlib import Path as PathLib
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -38,7 +39,7 @@ from hops_timetable.core.window import as_utc
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import run_snapshot, window_form
 from hops_timetable.ui import runs as tab_runs
-from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_data, dag_page, settings_json
+from hops_timetable.ui.render import PAGE_FIRES, DagPage, build_page, dag_data, dag_page, plain_page, settings_json
 from hops_timetable.ui.run_tab import RunFacts, run_json, run_page
 
 if TYPE_CHECKING:
@@ -146,8 +147,45 @@ def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | N
     return None if nearest is None else shown[nearest]
 
 
-def _coverage(session: Session, dag_id: str, page: int) -> tuple[Schedule, bool | None, DagPage, list[Any]]:
+class _StillReading(Exception):
+    """The DAG's runs are still being read, ``args[0]`` of them so far."""
+
+
+def _read_runs(dag_id: str, settings: Schedule, reading: tab_runs.Reading) -> None:
+    try:
+        with contextlib.contextmanager(_compat.metadata_session)() as session:
+            tab_runs.dag_runs(session, dag_id, settings)
+    except Exception:  # the view waiting for them reads them itself next, and fails as it would have
+        _log.warning("Could not read the runs of DAG %r for the tab", dag_id, exc_info=True)
+    finally:
+        with _PAGES_LOCK:
+            del tab_runs.READING[dag_id]
+        reading.answer.set()
+
+
+def _wait_for_runs(dag_id: str, settings: Schedule) -> None:
+    """Return once the DAG's runs are read, in the background, unless their read is long (a history over
+    :data:`~hops_timetable.ui.runs.LONG_READ` runs read whole): then raise :class:`_StillReading`, while it goes on."""
+    if tab_runs.folded(dag_id, settings):
+        return
+    with _PAGES_LOCK:
+        reading = tab_runs.READING.get(dag_id)
+        if reading is None:
+            reading = tab_runs.READING[dag_id] = tab_runs.Reading()
+            args = (dag_id, settings, reading)
+            threading.Thread(target=_read_runs, args=args, name="hops-tab-read", daemon=True).start()
+    reading.answer.wait()
+    if tab_runs.READING.get(dag_id) is reading:
+        raise _StillReading(reading.runs)
+
+
+def _coverage(
+    session: Session, dag_id: str, page: int, wait: bool = False
+) -> tuple[Schedule, bool | None, DagPage, list[Any]]:
+    """The page's coverage; with *wait*, :func:`_wait_for_runs` first (a view's: it answers during a long read)."""
     settings, paused = _load(session, dag_id)
+    if wait:
+        _wait_for_runs(dag_id, settings)
     now = datetime.now(timezone.utc)
     policy = settings.policy()
     runs = tab_runs.dag_runs(session, dag_id, settings)
@@ -193,14 +231,22 @@ def list_dags(request: Request, user: UserDep, session: SessionArg) -> dict[str,
 def dag_json(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> JSONResponse:
     """One DAG's settings, next windows and coverage, as the tab shows them, one page of fires at a time."""
     _compat.require_dag_read(request, user, dag_id)
-    # Plain JSON already: FastAPI's encoder would cost more per page than working it out.
-    return JSONResponse(dag_data(dag_id, *_coverage(session, dag_id, page)))
+    try:
+        # Plain JSON already: FastAPI's encoder would cost more per page than working it out.
+        return JSONResponse(dag_data(dag_id, *_coverage(session, dag_id, page, wait=True)))
+    except _StillReading as reading:
+        return JSONResponse({"dag_id": dag_id, "reading": {"runs_read": reading.args[0]}}, status_code=202)
 
 
 @app.get("/dags/{dag_id}", response_class=HTMLResponse)
-def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> str:
+def dag_tab(dag_id: str, request: Request, user: UserDep, session: SessionArg, page: PageArg = 0) -> HTMLResponse:
     _compat.require_dag_read(request, user, dag_id)
-    return dag_page(dag_data(dag_id, *_coverage(session, dag_id, page)))
+    try:
+        return HTMLResponse(dag_page(dag_data(dag_id, *_coverage(session, dag_id, page, wait=True))))
+    except _StillReading as reading:
+        words = f"Reading the runs of {dag_id}: {reading.args[0]:,} so far. This page reloads itself."
+        body = f'<p id="reading">{escape(words)}</p>'
+        return HTMLResponse(plain_page(f"Hopsworks: {dag_id}", body), status_code=202, headers={"Refresh": "1"})
 
 
 def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:

@@ -182,7 +182,11 @@ class _Folded:
         if trusting:
             self.builder.trust()
         row_id, run_id = self.upto, self.upto_run_id
-        for row in raw_run_rows(session, dag_id):
+        reading = READING.get(dag_id)
+        for count, row in enumerate(raw_run_rows(session, dag_id), 1):
+            if reading is not None and not count % LONG_READ:
+                reading.runs = count
+                reading.answer.set()
             row_id, run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
             plain = state == "success" and conf in _EMPTY_CONF and start is not None
             if plain and logical_date == start and run_after == end:
@@ -252,7 +256,28 @@ class DagRuns:
 
 
 _KEPT: OrderedDict[str, _Folded] = OrderedDict()
-_LOCK = threading.Lock()
+_LOCK = threading.Lock()  # over _KEPT and _DAG_LOCKS; each DAG's runs are read under its own lock
+_DAG_LOCKS: dict[str, threading.Lock] = {}
+LONG_READ = 10_000
+"""Runs read of a DAG's whole history after which a view waiting for the read answers how far it is."""
+
+
+@dataclass
+class Reading:
+    """A DAG's runs being read for a view: how many of its whole history so far (every :data:`LONG_READ`), and
+    ``answer``, set once the waiting views should answer (the read ended, or is long)."""
+
+    runs: int = 0
+    answer: threading.Event = field(default_factory=threading.Event)
+
+
+READING: dict[str, Reading] = {}
+
+
+def folded(dag_id: str, settings: Schedule) -> bool:
+    """Whether the DAG's runs are held folded for *settings*: a view then reads only what changed since."""
+    held = _KEPT.get(dag_id)
+    return held is not None and held.settings == settings
 
 
 def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
@@ -269,10 +294,11 @@ def _up_to_date(session: Session, dag_id: str, settings: Schedule) -> _Folded:
             # Runs of a block skipped a fire of the schedule (it changed under them): read again, each join asked.
             folded = _Folded(settings, Blocks(settings.policy(), settings.offset))
             folded.fold_all(session, dag_id, trusting=False)
-    _KEPT[dag_id] = folded
-    _KEPT.move_to_end(dag_id)
-    while len(_KEPT) > config.settings().tab_kept_dags:
-        _KEPT.popitem(last=False)
+    with _LOCK:
+        _KEPT[dag_id] = folded
+        _KEPT.move_to_end(dag_id)
+        while len(_KEPT) > config.settings().tab_kept_dags:
+            _KEPT.popitem(last=False)
     return folded
 
 
@@ -298,6 +324,8 @@ def _taken_up(session: Session, dag_id: str, settings: Schedule) -> _Folded | No
 def dag_runs(session: Session, dag_id: str, settings: Schedule) -> DagRuns:
     """The runs of *dag_id* as the view starts from them: the history as blocks and the runs kept whole."""
     with _LOCK:
+        lock = _DAG_LOCKS.setdefault(dag_id, threading.Lock())
+    with lock:
         folded = _up_to_date(session, dag_id, settings)
         records, blocks = folded.builder.finish()
         if folded.upto and (folded.saved is None or folded.upto - folded.saved >= _SAVE_EVERY):
