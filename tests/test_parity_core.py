@@ -326,6 +326,20 @@ def test_an_offset_off_on_the_airflow_side_shifts_every_window(h: dict[str, obje
         "seed": 0,
     },
 )  # a stated meaning once absorbed by a made-up clock skew
+@example(
+    {
+        "cron": "0 */3 * * *",
+        "start": datetime(2026, 5, 1, 0, 0, tzinfo=UTC),
+        "catchup": False,
+        "bound": None,
+        "outage": (
+            datetime(2026, 5, 1, 0, 0, tzinfo=UTC),
+            datetime(2026, 5, 1, 9, 2, 7, tzinfo=UTC),
+        ),
+        "meaning": "logical",
+        "seed": 0,
+    },
+)  # once read with a made-up clock skew: the outage that dropped the first fire was held against the true meaning
 def test_the_wrong_meaning_stated_never_gives_parity(h: dict[str, object]) -> None:
     schedule, items, expected = _synthesize(h)
     if not expected:

@@ -3,8 +3,9 @@
 * **The server's clock** may write local time with a literal ``Z``: every submission off by the same whole number of
   quarter hours. Each meaning's likeliest skew is its most common delay, in quarter hours, from the fires it names to
   the submissions; the hypothesis putting the most executions on time wins, less those it places before the
-  schedule's first fire and less one when it leaves that fire unrun; a tie keeps no skew. A skew that wins only by
-  that first fire, against another meaning unskewed, is undecidable: both readings are said.
+  schedule's first fire and less one when it leaves that fire unrun, unless the earliest fire it names was launched
+  late under a bounded catch-up (the outage that delayed it dropped the first fire); a tie keeps no skew. A skew
+  that wins only by that first fire, against another meaning unskewed, is undecidable: both readings are said.
 * An *on-time* execution (within ``grace`` of the newest fire ``F`` before it) votes for the meaning whose value for
   ``F`` is its argument, if any. Pure.
 """
@@ -137,6 +138,7 @@ def _named(meaning: str, cron: QuartzCron, arg: datetime) -> datetime | None:
 def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tuple[timedelta, str | None, str | None]:
     """The skew and meaning of the best hypothesis, and the unskewed meaning the data cannot tell from it."""
     first = plan.policies[0].first_eligible_after(None) if plan.policies[0].start is not None else None
+    bounded = plan.policies[0].bound(plan.versions[0].settings.catchup) is not None
     # Flat arrays of (delay, named fire) in seconds: a million executions cost 48 MB here, not tuples' 400.
     delays: dict[str, array[float]] = {m: array("d") for m in MEANINGS}
     for execution in executions:
@@ -158,14 +160,18 @@ def _skew(executions: Sequence[Execution], plan: Plan, grace: timedelta) -> tupl
         if abs(skew) <= grace or abs(skew) > MAX_SKEW:
             skew = timedelta(0)
         low, high = skew.total_seconds(), (skew + grace).total_seconds()
-        score, earliest = 0, math.inf
+        score, earliest, late = 0, math.inf, False
         for d, fire_ts in zip(found[::2], found[1::2], strict=True):
             # Every execution, on time or late, must name a fire of the schedule: none before its first.
             before_first = first_ts is not None and fire_ts < first_ts
             score += -1 if before_first else int(low <= d <= high)
-            earliest = earliest if before_first else min(earliest, fire_ts)
-        if score and first_ts is not None and earliest > first_ts:
-            score -= 1  # the schedule's first fire left unrun: a misreading, unless every hypothesis leaves it
+            if not before_first and fire_ts <= earliest:
+                late = d > high and (late or fire_ts < earliest)  # every launch of the earliest fire named late
+                earliest = fire_ts
+        # The schedule's first fire left unrun: a misreading, unless every hypothesis leaves it, or the outage that
+        # delayed the earliest launch dropped it (a bounded catch-up runs only the newest fires it missed).
+        if score and first_ts is not None and earliest > first_ts and not (late and bounded):
+            score -= 1
         if not skew:
             unskewed[meaning] = score
         if (score, not skew) > best[0]:
