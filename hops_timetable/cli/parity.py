@@ -11,6 +11,7 @@ import codecs
 import hashlib
 import itertools
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -18,7 +19,6 @@ from typing import Any, Final
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import parse_time, time_range
 from hops_timetable.cli.parity_report import payload, text_lines, write_json
-from hops_timetable.cli.progress import Progress
 from hops_timetable.core.export_schedule import OFFSET_MODELS
 from hops_timetable.core.parity.compare import SideRun
 from hops_timetable.core.parity.exports import (
@@ -38,6 +38,28 @@ from hops_timetable.core.validation import load_json
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
 MAX_SCHEDULE_CHARS: Final = 16 * 1024 * 1024
 MAX_GRACE_SECONDS: Final = 86_400
+
+
+class _Progress:
+    """The steps of a long run on stderr, each with the seconds since the start; silent unless *enabled* (with
+    ``--progress``, or when stderr is a terminal). Never on stdout, so ``--json`` stays one document."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled, self.began = enabled, time.monotonic()
+
+    def step(self, message: str) -> None:
+        if self.enabled:
+            line = f"parity: {message} ({time.monotonic() - self.began:.1f} s, peak {_peak_mib()} MiB)"
+            print(line, file=sys.stderr, flush=True)
+
+
+def _peak_mib() -> int:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform != "darwin" else peak // 2**20  # kilobytes on Linux, bytes on macOS
 
 
 def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
@@ -170,12 +192,12 @@ def cmd_parity(args: argparse.Namespace) -> int:
     if not 0 <= args.grace <= MAX_GRACE_SECONDS:
         raise BadInput(f"--grace {args.grace} is invalid: give seconds from 0 to {MAX_GRACE_SECONDS:,}")
     outages, outages_known = _outages(args.hopsworks_outage)
-    progress = Progress.for_args(args)
+    progress = _Progress(args.progress or sys.stderr.isatty())
     versions, digest = read_schedule("--hopsworks-schedule", args.hopsworks_schedule, args.offset_model)
     inputs: dict[str, Any] = {"hopsworks_schedule": {"path": args.hopsworks_schedule, "sha256": digest}}
     check_fires(versions, start, end)  # the limits before the work: the executions may be a million
     progress.step(f"reading {args.hopsworks_executions}")
-    counted = progress.count("executions") if progress.enabled else None
+    counted = (lambda n: progress.step(f"{n:,} executions read")) if progress.enabled else None
     executions, ledger, incomplete, digest = read_record("--hopsworks-executions", args.hopsworks_executions, counted)
     inputs["hopsworks_executions"] = {"path": args.hopsworks_executions, "sha256": digest}
     progress.step(f"read {len(executions if executions is not None else ledger or ()):,} record(s); comparing")
@@ -214,7 +236,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
         accepted=accepted,
         incomplete_note=incomplete,
     )
-    progress.done()
+    progress.step("done")
     data = payload(outcome, inputs, start, end)
     if args.json:
         write_json(data, outcome.report, sys.stdout)
