@@ -25,15 +25,15 @@ DEFAULT_TIMEOUT = 30.0  # seconds for each answer of Airflow (audit --timeout)
 _PAGE = 100
 MAX_RUNS_READ = 2_000_000  # the most runs of one DAG read: memory stays bounded whatever a server claims
 _BUSY_RETRY_SECONDS = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
+_HINTS = {401: " (no valid token: pass --token or --username/--password)", 403: " (not allowed)"}  # of a refusal
+_RUN_TIMES = ("logical_date", "data_interval_start", "data_interval_end", "queued_at")  # those a run may lack
 
 
 def _busy(response: Any) -> bool:
     """Whether Airflow refused for a busy SQLite database, having rolled back (so the same request is safe again):
     503 "Database is locked" where it expects the lock, 500 with ``reason: "Database error"`` where it does not."""
-    if response.status_code == 503:
-        return "locked" in response.text
     if response.status_code != 500:
-        return False
+        return response.status_code == 503 and "locked" in response.text
     try:
         detail = response.json().get("detail")
     except ValueError:
@@ -120,12 +120,8 @@ class Client:
             response = retrying(self.http.request, method, path, **kwargs)
         except self._errors as exc:
             raise AuditError(f"{method} {path}: cannot reach Airflow: {exc}") from None
-        if response.status_code >= 400:
-            detail = response.text[:300]
-            hint = {401: " (no valid token: pass --token or --username/--password)", 403: " (not allowed)"}.get(
-                response.status_code, ""
-            )
-            raise AuditError(f"{method} {path} -> HTTP {response.status_code}{hint}: {detail}", response.status_code)
+        if (status := response.status_code) >= 400:
+            raise AuditError(f"{method} {path} -> HTTP {status}{_HINTS.get(status, '')}: {response.text[:300]}", status)
         return response.json() if response.content else None
 
     def hops_dags(self) -> list[dict[str, Any]]:
@@ -216,17 +212,10 @@ def _record(item: dict[str, Any]) -> RunRecord:
     run_after = airflow_time(item.get("run_after"), "run_after")
     if run_after is None:
         raise AuditError(f"Airflow answered a run without run_after: {short_repr(item)}")
-    conf = item.get("conf")
+    conf = item["conf"] if isinstance(item.get("conf"), dict) else None
+    times = {k: airflow_time(item.get(k), k) for k in _RUN_TIMES}
     return RunRecord(
-        run_id=item["dag_run_id"],
-        run_type=str(item.get("run_type")),
-        state=str(item.get("state")),
-        run_after=run_after,
-        logical_date=airflow_time(item.get("logical_date"), "logical_date"),
-        data_interval_start=airflow_time(item.get("data_interval_start"), "data_interval_start"),
-        data_interval_end=airflow_time(item.get("data_interval_end"), "data_interval_end"),
-        queued_at=airflow_time(item.get("queued_at"), "queued_at"),
-        conf=conf if isinstance(conf, dict) else None,
+        item["dag_run_id"], str(item.get("run_type")), str(item.get("state")), run_after, conf=conf, **times
     )
 
 
