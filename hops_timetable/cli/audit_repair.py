@@ -62,24 +62,17 @@ def check_backfills(client: Client, dag_id: str, steps: Sequence[RepairStep]) ->
             out.append(step)
             continue
         dry = client.request("POST", "/api/v2/backfills/dry_run", json=_backfill_body(dag_id, step))
-        would = sorted(
-            d for d in (airflow_time(b.get("logical_date")) for b in dry.get("backfills", [])) if d is not None
-        )
-        if would == [f.interval_start for f in step.fires]:
-            out.append(step)
-            continue
+        would = sorted(filter(None, (airflow_time(b.get("logical_date")) for b in dry.get("backfills", []))))
         note = f"; Airflow's backfill of this range would create {len(would)} run(s), not these {len(step.fires)}"
-        out += [RepairStep(RepairKind.MANUAL, (fire,), note=note) for fire in step.fires]
+        same = would == [f.interval_start for f in step.fires]
+        out += [step] if same else [RepairStep(RepairKind.MANUAL, (fire,), note=note) for fire in step.fires]
     return out
 
 
 def apply_step(client: Client, dag_id: str, step: RepairStep) -> str:
-    if step.kind is RepairKind.BACKFILL:
-        return _backfill(client, dag_id, step)
-    return manual_run(client, dag_id, step.fires[0])
-
-
-def _backfill(client: Client, dag_id: str, step: RepairStep) -> str:
+    """*step* carried out: a manual run, or a backfill (conf-window runs where Airflow refuses one); what was made."""
+    if step.kind is not RepairKind.BACKFILL:
+        return manual_run(client, dag_id, step.fires[0])
     body = _backfill_body(dag_id, step)
 
     def attempt() -> str:
