@@ -7,7 +7,6 @@ refused before anything is written; the output stays bounded whatever the histor
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,7 +15,7 @@ from hops_timetable.cli.audit_repair import apply_step, check_backfills
 from hops_timetable.cli.errors import BadInput
 from hops_timetable.cli.options import now_from_args
 from hops_timetable.cli.output import emit, render_table
-from hops_timetable.core.coverage import Blocks, Coverage, History, RunWindow, history
+from hops_timetable.core.coverage import Blocks, Coverage, History, RunWindow, Span, history
 from hops_timetable.core.decision import Decision, Verdict
 from hops_timetable.core.repair import RepairStep, plan_repair, repair_view, runs_in, to_repair
 from hops_timetable.core.validation import short_repr
@@ -52,13 +51,8 @@ class Audited:
             fires_total=hist.fires,
             truncated=len(cov.fires) < hist.fires,
         )
-        spans: dict[str, Sequence[Any]] = {
-            "gaps": hist.gaps,
-            "dropped": hist.dropped,
-            "duplicates": cov.duplicates,
-            "overlaps": cov.overlaps,
-            "history": hist.stretches,
-        }
+        spans: dict[str, list[Any]] = {"gaps": hist.gaps, "dropped": hist.dropped}
+        spans |= {"duplicates": cov.duplicates, "overlaps": cov.overlaps, "history": hist.stretches}
         for name, items in spans.items():  # the newest JSON_SPANS of each, and how many there are
             data |= {name: [item.as_json() for item in items[-JSON_SPANS:]], f"{name}_total": len(items)}
         return {
@@ -95,10 +89,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         args.api, token=args.token, username=args.username, password=args.password, timeout=args.timeout
     )
     now = now_from_args(args)
-    chosen = _chosen(args, client.hops_dags())
     limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
     results: list[Audited] = []
-    for data in chosen:
+    for data in _chosen(args, client.hops_dags()):
         settings = Settings.from_json(data)
         policy = settings.schedule.policy()
         # Each page is folded in as it arrives: runs that read like their neighbours are kept as blocks, the newest
@@ -185,16 +178,11 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
     table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
     older = hist.fires - len(cov.fires)
     more = [f"... {older:,} older fire(s) not shown (raise --limit)"] if older > 0 else []
-    gaps = _capped([f"gap [{_t(g.start)}, {_t(g.end)}): {', '.join(g.reasons)}" for g in hist.gaps], "gap(s)")
-    dups = _capped(
-        [f"processed twice [{_t(d.start)}, {_t(d.end)}): {', '.join(d.run_ids)}" for d in cov.duplicates],
-        "window(s) processed twice",
-    )
-    dropped = _capped(
-        [f"dropped by design [{_t(d.start)}, {_t(d.end)}): {', '.join(d.reasons)}" for d in hist.dropped],
-        "dropped span(s)",
-    )
-    extra = ["", *gaps, *dups, *dropped] if gaps or dups or dropped else []
+    spans = [
+        *_spans("gap", hist.gaps, "gap(s)"),
+        *_spans("processed twice", cov.duplicates, "window(s) processed twice", runs=True),
+        *_spans("dropped by design", hist.dropped, "dropped span(s)"),
+    ]
     plan = []
     if item.repair:
         plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
@@ -208,14 +196,16 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
         plan += [*steps, f"  {runs_in(item.repair)} run(s) in all"]
     elif item.planned:
         plan = ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {SHOWN_PLAN:,})"]
-    return [*head, *more, *table, *extra, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
+    return [*head, *more, *table, *([""] if spans else []), *spans, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
 
 
-def _capped(lines: list[str], what: str, keep: int = 20) -> list[str]:
-    """The newest *keep* of *lines*: the text stays short for any history."""
-    if len(lines) <= keep:
-        return lines
-    return [f"... {len(lines) - keep} older {what} not shown (--json lists all)", *lines[-keep:]]
+def _spans(label: str, spans: list[Span], what: str, runs: bool = False, keep: int = 20) -> list[str]:
+    """The newest *keep* of *spans*, each with its reasons (or runs): the text stays short for any history."""
+    lines = [
+        f"{label} [{_t(x.start)}, {_t(x.end)}): {', '.join(x.run_ids if runs else x.reasons)}" for x in spans[-keep:]
+    ]
+    older = [f"... {len(spans) - keep} older {what} not shown (--json lists all)"] if len(spans) > keep else []
+    return [*older, *lines]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
