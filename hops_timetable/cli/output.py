@@ -12,10 +12,7 @@ from hops_timetable.core.window import format_hops_time
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], list[str]]) -> None:
-    if args.json:
-        print(json.dumps(payload, indent=2))
-    else:
-        print("\n".join(text()))
+    print(json.dumps(payload, indent=2) if args.json else "\n".join(text()))
 
 
 def fmt_time(value: datetime | None) -> str | None:

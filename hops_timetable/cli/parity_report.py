@@ -48,11 +48,7 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         (outcome.inferred, "inferred from a late launch"),
         (outcome.from_gaps, "inferred from a gap in the ledger"),
     )
-    outages = [
-        {"from": json_time(e.start), "to": json_time(e.end), "source": source}
-        for events, source in sources
-        for e in events
-    ]
+    outages = [{"from": json_time(e.start), "to": json_time(e.end), "source": src} for es, src in sources for e in es]
     return {
         "format": FORMAT,
         "inputs": inputs,
@@ -151,10 +147,10 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     """The text of the JSON document *data* of *outcome*: at most *limit* rows."""
     lines = _reading_lines(outcome.reading)
     lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in data["outages"]]
-    report = outcome.report
-    every: Iterable[Row] = [] if report is None else report.rows
-    rows = 0 if report is None else len(report.rows)
-    if rows > limit:
+    if (report := outcome.report) is None:  # nothing compared: no rows, notes or runs to list
+        return [*lines, "", data["verdict"]]
+    every: Iterable[Row] = report.rows
+    if (rows := len(report.rows)) > limit:
         every = itertools.islice((r for r in every if r.status not in AGREE), limit)
     shown = [(json_time(r.fire), r.status, _span(r.hopsworks, r.derived), _span(r.airflow), detail(r)) for r in every]
     if rows:
@@ -169,15 +165,10 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
         )
     elif data["derived"]:
         lines.append(f"{DERIVED_MARK} derived from the schedule, not observed: no successful run shows that window")
-    for side, run in [] if report is None else report.manual:
+    for side, run in report.manual:
         lines.append(f"manual run in {side}: {run.run_id} {_span(run.window)} (listed, not counted)")
-    for side, run in [] if report is None else report.unplaced:
-        lines.append(f"not placed on a fire, {side}: {run.run_id}: {run.why}")
-    for entry in data["unused_acceptances"]:
-        lines.append(f"accepted difference not seen: {entry['status']} at {entry['fire']}")
+    lines += [f"not placed on a fire, {side}: {run.run_id}: {run.why}" for side, run in report.unplaced]
+    lines += [f"accepted difference not seen: {e['status']} at {e['fire']}" for e in data["unused_acceptances"]]
     lines += [f"note: {note}" for note in data["notes"]]
-    if outcome.report is None:
-        return [*lines, "", data["verdict"]]
     summary = ", ".join(f"{v} {k}" for k, v in data["summary"].items() if v)
-    lines += ["", f"summary: {summary or 'no fire in range'}", data["verdict"]]
-    return lines
+    return [*lines, "", f"summary: {summary or 'no fire in range'}", data["verdict"]]
