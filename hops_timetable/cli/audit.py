@@ -96,11 +96,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
         policy = settings.schedule.policy()
         # Each page is folded in as it arrives: runs that read like their neighbours are kept as blocks, the newest
         # fires' runs whole (they are listed), so memory grows with what differs, not with the history.
-        blocks = Blocks(policy, settings.offset, tail=args.limit, keep_ids=True)
+        blocks = Blocks(policy, settings.schedule.offset, tail=args.limit, keep_ids=True)
         for page in client.run_pages(settings.dag_id):
             blocks.add(page)
         runs, kept = blocks.finish()
-        hist = history(policy, settings.schedule.catchup, settings.offset, runs, now, blocks=kept)
+        hist = history(policy, settings.schedule.catchup, settings.schedule.offset, runs, now, blocks=kept)
         item = Audited(settings, hist.coverage(max_fires=args.limit), hist)
         if args.repair:
             stretches = to_repair(hist, args.include_dropped)
@@ -172,7 +172,7 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
     cron = s.schedule.cron
     head = [
         f"{s.dag_id}: {cron.expression} ({cron.describe()}), catchup={s.schedule.catchup}, "
-        f"max_catchup_runs={s.schedule.max_catchup_runs}, offset={s.offset or 0}s",
+        f"max_catchup_runs={s.schedule.max_catchup_runs}, offset={s.schedule.offset or 0}s",
         "",
     ]
     table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)

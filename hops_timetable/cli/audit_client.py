@@ -226,10 +226,6 @@ class Settings:
     dag_id: str
     schedule: Schedule
 
-    @property
-    def offset(self) -> int | None:
-        return self.schedule.offset
-
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Settings:
         """What the schedule's validation refuses here is Airflow's answer, not the user's input."""

@@ -35,13 +35,9 @@ class _Unknown(AuditError):
 
 def _unknown_outcome_retries(attempt: Callable[[], _T]) -> _T:
     """*attempt*, again after each pause while it raises :class:`_Unknown`; then the last one's error."""
-    retrying = Retrying(
-        retry=retry_if_exception_type(_Unknown),
-        wait=wait_chain(*(wait_fixed(s) for s in _UNKNOWN_OUTCOME_RETRIES)),
-        stop=stop_after_attempt(len(_UNKNOWN_OUTCOME_RETRIES) + 1),
-        reraise=True,
-    )
-    return retrying(attempt)
+    pauses = wait_chain(*map(wait_fixed, _UNKNOWN_OUTCOME_RETRIES))
+    stop = stop_after_attempt(len(_UNKNOWN_OUTCOME_RETRIES) + 1)
+    return Retrying(retry=retry_if_exception_type(_Unknown), wait=pauses, stop=stop, reraise=True)(attempt)
 
 
 def _backfill_body(dag_id: str, step: RepairStep) -> dict[str, Any]:

@@ -41,8 +41,7 @@ MAX_GRACE_SECONDS: Final = 86_400
 
 
 class _Progress:
-    """The steps of a long run on stderr, each with the seconds since the start; silent unless *enabled* (with
-    ``--progress``, or when stderr is a terminal). Never on stdout, so ``--json`` stays one document."""
+    """Steps on stderr with the seconds since the start, when *enabled*; never on stdout: --json stays one document."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled, self.began = enabled, time.monotonic()
@@ -170,7 +169,7 @@ def airflow_side(
     settings = Settings.from_json(by_id[dag_id])
     runs = []
     for record in client.runs(dag_id):
-        rw = run_window(record, settings.offset)
+        rw = run_window(record, settings.schedule.offset)
         scheduled = record.run_type != "manual" and record.data_interval_end is not None
         why = rw.error or ("" if scheduled else "manual" + ("" if rw.window else ": no window"))
         fire = record.data_interval_end if scheduled else None

@@ -88,11 +88,7 @@ def _row(row: Row) -> dict[str, Any]:
         "hopsworks_derived": list(row.derived),
         "hopsworks_runs": list(row.hopsworks_runs),
         "airflow_runs": list(row.airflow_runs),
-        "how": row.how,
-        "hint": row.hint,
-        "explained_by": row.explained_by,
-        "why": row.why,
-        "accepted": row.accepted,
+        **{name: getattr(row, name) for name in ("how", "hint", "explained_by", "why", "accepted")},
     }
 
 
@@ -130,14 +126,12 @@ def _reading_lines(reading: Reading | None) -> list[str]:
             f"{reading.votes[reading.leader or 'fire']} of {reading.on_time} on-time execution(s) fit "
             f"{reading.leader}; the rows below read it as {reading.meaning}"
         )
-    note = reading.skew_note()
-    lines += [note] if note else []
-    for o in reading.outliers[:20]:
-        fits = f"fits {o.fits}" if o.fits else "fits no meaning"
-        lines.append(
-            f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
-            f"{json_time(o.start_time)} ({fits}); compared as its argument says"
-        )
+    lines += [note] if (note := reading.skew_note()) else []
+    lines += [
+        f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
+        f"{json_time(o.start_time)} (fits {o.fits or 'no meaning'}); compared as its argument says"
+        for o in reading.outliers[:20]
+    ]
     if reading.outliers_total > 20:
         lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
     return lines
