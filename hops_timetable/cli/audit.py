@@ -83,13 +83,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise BadInput("--include-dropped needs --repair: it also fills the windows the catch-up rule dropped")
     if not 0 < args.timeout <= 3600:
         raise BadInput(f"--timeout {args.timeout:g} is invalid: give seconds above 0 and at most 3600")
-    if args.max_runs is not None and args.max_runs < 1:
+    if args.max_runs < 1:
         raise BadInput(f"--max-runs {args.max_runs} is invalid: give a number of runs of at least 1")
     client = Client.connect(
         args.api, token=args.token, username=args.username, password=args.password, timeout=args.timeout
     )
     now = now_from_args(args)
-    limit = DEFAULT_MAX_RUNS if args.max_runs is None else args.max_runs
+    limit = args.max_runs
     results: list[Audited] = []
     for data in _chosen(args, client.hops_dags()):
         settings = Settings.from_json(data)
@@ -224,6 +224,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-runs",
         type=int,
+        default=DEFAULT_MAX_RUNS,
         help=f"with --repair: the most runs it may create (default {DEFAULT_MAX_RUNS}); a larger plan is refused",
     )
     p.add_argument("--dry-run", action="store_true", help="with --repair: print the plan, change nothing")

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt, wait_chain, wait_fixed
@@ -126,8 +126,7 @@ class Client:
 
     def hops_dags(self) -> list[dict[str, Any]]:
         """The HopsworksTimetable DAGs the token may read, with their settings."""
-        dags: list[dict[str, Any]] = self.request("GET", "/hops/api/dags")["dags"]
-        return dags
+        return cast(list[dict[str, Any]], self.request("GET", "/hops/api/dags")["dags"])
 
     def runs(self, dag_id: str, *, max_runs: int = MAX_RUNS_READ) -> list[RunRecord]:
         return [run for page in self.run_pages(dag_id, max_runs=max_runs) for run in page]

@@ -206,6 +206,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
         inputs["accept"] = {"path": args.accept, "sha256": digest}
     airflow_versions: list[ScheduleVersion] | None = None
     airflow_runs: list[SideRun] | None = None
+    inputs["airflow"] = {"replay": "the Hopsworks schedule"}  # unless Airflow's side is given
     if args.dag_file:
         from hops_timetable.cli.options import settings_from_dag_file
 
@@ -218,8 +219,6 @@ def cmd_parity(args: argparse.Namespace) -> int:
         )
         airflow_versions = [version]
         inputs["airflow"] = {"api": args.airflow_api, "dag_id": args.dag_id}
-    else:
-        inputs["airflow"] = {"replay": "the Hopsworks schedule"}
     outcome = parity(
         versions,
         start,

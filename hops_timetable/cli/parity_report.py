@@ -100,8 +100,7 @@ def _span(window: HopsWindow | None, derived: Sequence[str] = ()) -> str:
     if window is None:
         return "-"
     times = (("HOPS_START_TIME", window.start), ("HOPS_END_TIME", window.end))
-    start, end = (f"{DERIVED_MARK if k in derived else ''}{json_time(t)}" for k, t in times)
-    return f"{start} .. {end}"
+    return " .. ".join(f"{DERIVED_MARK if k in derived else ''}{json_time(t)}" for k, t in times)
 
 
 def detail(row: Row) -> str:
