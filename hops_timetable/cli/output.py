@@ -22,10 +22,9 @@ def fmt_time(value: datetime | None) -> str | None:
 
 def json_time(value: datetime | None) -> str | None:
     """A time as ``...Z``, keeping milliseconds when there are some (a clamped first window starts at one)."""
-    if value is None:
-        return None
-    text = format_hops_time(value)
-    return text if not value.microsecond else f"{text[:-1]}.{value.microsecond // 1000:03d}Z"
+    if value is None or not value.microsecond:
+        return fmt_time(value)
+    return f"{format_hops_time(value)[:-1]}.{value.microsecond // 1000:03d}Z"
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

@@ -32,7 +32,6 @@ from hops_timetable.core.parity.ledger import MAX_LEDGER_CHARS, LedgerRow, load_
 from hops_timetable.core.parity.meaning import MEANINGS
 from hops_timetable.core.parity.replay import check_fires
 from hops_timetable.core.parity.sides import parity
-from hops_timetable.core.simulate import Event
 from hops_timetable.core.validation import load_json
 
 ACCEPT_FORMAT: Final = "hops-timetable-parity-accept/1"
@@ -128,15 +127,6 @@ def read_record(
     return None, load_ledger(reader.lines(), path), None, reader.sha256.hexdigest()
 
 
-def _outages(texts: Sequence[str]) -> tuple[list[Event], bool]:
-    """The declared outages, and whether the user declared anything (``none``: Hopsworks was up throughout)."""
-    ranges = [t for t in texts if t.strip().lower() != "none"]
-    if len(ranges) < len(texts) > 1:
-        raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
-    example = "2026-03-01T13:30..2026-03-01T16:20, or none"
-    return [time_range("--hopsworks-outage", t, "outage", example) for t in ranges], bool(texts)
-
-
 def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
     text, digest = read_input("--accept", path, MAX_SCHEDULE_CHARS)
     data = load_json(text, path)
@@ -190,7 +180,13 @@ def cmd_parity(args: argparse.Namespace) -> int:
         raise BadInput(f"--limit {args.limit} is invalid: give a row count of at least 1")
     if not 0 <= args.grace <= MAX_GRACE_SECONDS:
         raise BadInput(f"--grace {args.grace} is invalid: give seconds from 0 to {MAX_GRACE_SECONDS:,}")
-    outages, outages_known = _outages(args.hopsworks_outage)
+    # The outages declared; "none" alone declares that Hopsworks was up throughout.
+    ranges = [t for t in args.hopsworks_outage if t.strip().lower() != "none"]
+    if len(ranges) < len(args.hopsworks_outage) > 1:
+        raise BadInput("--hopsworks-outage none says there was no outage: give it alone, or only FROM..TO ranges")
+    outages = [
+        time_range("--hopsworks-outage", t, "outage", "2026-03-01T13:30..2026-03-01T16:20, or none") for t in ranges
+    ]
     progress = _Progress(args.progress or sys.stderr.isatty())
     versions, digest = read_schedule("--hopsworks-schedule", args.hopsworks_schedule, args.offset_model)
     inputs: dict[str, Any] = {"hopsworks_schedule": {"path": args.hopsworks_schedule, "sha256": digest}}
@@ -228,7 +224,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
         airflow_versions=airflow_versions,
         airflow_runs=airflow_runs,
         outages=outages,
-        outages_known=outages_known,
+        outages_known=bool(args.hopsworks_outage),
         meaning=args.start_time_meaning,
         grace=timedelta(seconds=args.grace),
         accepted=accepted,

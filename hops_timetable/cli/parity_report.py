@@ -40,9 +40,17 @@ def _window(window: HopsWindow | None) -> dict[str, str | None] | None:
 def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: datetime) -> dict[str, Any]:
     """The JSON document of *outcome* (docs/cli.md)."""
     report, reading = outcome.report, outcome.reading
-    status = Verdict.INCONCLUSIVE if report is None else report.exit_status
-    verdict = _verdict(report, reading)
-    report = report or Report(start, end, (), {})  # no reading of -start_time: nothing compared
+    if report is None:  # no reading of -start_time: nothing compared
+        status, verdict = Verdict.INCONCLUSIVE, f"inconclusive: {reading.explain() if reading else 'no reading'}"
+        report = Report(start, end, (), {})
+    else:
+        status, verdict = report.exit_status, report.verdict()
+        if report.derived and report.rows:
+            verdict += f" ({' and '.join(report.derived)} of Hopsworks derived from the schedule, not observed)"
+        if reading is not None and reading.contradicted:
+            verdict += (
+                f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
+            )
     sources = (
         (outcome.outages, "declared"),
         (outcome.inferred, "inferred from a late launch"),
@@ -66,17 +74,6 @@ def payload(outcome: Outcome, inputs: dict[str, Any], start: datetime, end: date
         "notes": [*report.incomplete, *report.notes],
         "unused_acceptances": [{"fire": f, "status": s} for f, s in report.unused_acceptances],
     }
-
-
-def _verdict(report: Report | None, reading: Reading | None) -> str:
-    if report is None:
-        return f"inconclusive: {reading.explain() if reading else 'no reading'}"
-    text = report.verdict()
-    if report.derived and report.rows:
-        text += f" ({' and '.join(report.derived)} of Hopsworks derived from the schedule, not observed)"
-    if reading is not None and reading.contradicted:
-        text += f" (--start-time-meaning {reading.meaning} is contradicted by the data, which reads {reading.leader})"
-    return text
 
 
 def _row(row: Row) -> dict[str, Any]:
