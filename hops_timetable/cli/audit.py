@@ -162,30 +162,28 @@ def _chosen(args: argparse.Namespace, known: list[dict[str, Any]]) -> list[dict[
 
 
 def _text_lines(item: Audited, limit: int) -> list[str]:
-    cov, hist, s = item.coverage, item.history, item.settings
+    cov, hist, s, sch = item.coverage, item.history, item.settings, item.settings.schedule
     rows = []
     for f in cov.fires[-limit:]:
-        env = f.window.as_env()
         status = f.status + ("" if f.decision is Decision.CREATED or not f.covered else " (covered)")
         window = f"[{_t(f.interval_start)}, {_t(f.fire)})"
-        rows.append((_t(f.fire), status, window, env["HOPS_START_TIME"], env["HOPS_END_TIME"], ", ".join(f.run_ids)))
-    cron = s.schedule.cron
-    head = [
-        f"{s.dag_id}: {cron.expression} ({cron.describe()}), catchup={s.schedule.catchup}, "
-        f"max_catchup_runs={s.schedule.max_catchup_runs}, offset={s.schedule.offset or 0}s",
+        rows.append((_t(f.fire), status, window, _t(f.window.start), _t(f.window.end), ", ".join(f.run_ids)))
+    lines = [
+        f"{s.dag_id}: {sch.cron.expression} ({sch.cron.describe()}), catchup={sch.catchup}, "
+        f"max_catchup_runs={sch.max_catchup_runs}, offset={sch.offset or 0}s",
         "",
     ]
-    table = render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
-    older = hist.fires - len(cov.fires)
-    more = [f"... {older:,} older fire(s) not shown (raise --limit)"] if older > 0 else []
+    if (older := hist.fires - len(cov.fires)) > 0:
+        lines.append(f"... {older:,} older fire(s) not shown (raise --limit)")
+    lines += render_table(["fire", "status", "Airflow data interval", "HOPS_START_TIME", "HOPS_END_TIME", "runs"], rows)
     spans = [
         *_spans("gap", hist.gaps, "gap(s)"),
         *_spans("processed twice", cov.duplicates, "window(s) processed twice", runs=True),
         *_spans("dropped by design", hist.dropped, "dropped span(s)"),
     ]
-    plan = []
+    lines += ["", *spans] if spans else []
     if item.repair:
-        plan = ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
+        lines += ["", "repair:" if item.applied else "repair plan (dry run, nothing changed):"]
         steps = [
             f"  {step.describe()}" + (f"  -> {item.applied[n]}" if n < len(item.applied) else "")
             for n, step in enumerate(item.repair)
@@ -193,10 +191,10 @@ def _text_lines(item: Audited, limit: int) -> list[str]:
         if len(steps) > 8:  # the JSON lists every step; the text keeps the first and the last few
             elided = f"  ... {len(steps) - 6} more step(s) of the same kind (--json lists all)"
             steps = [*steps[:4], elided, *steps[-2:]]
-        plan += [*steps, f"  {runs_in(item.repair)} run(s) in all"]
+        lines += [*steps, f"  {runs_in(item.repair)} run(s) in all"]
     elif item.planned:
-        plan = ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {SHOWN_PLAN:,})"]
-    return [*head, *more, *table, *([""] if spans else []), *spans, *plan, "", f"{s.dag_id}: {hist.verdict()}"]
+        lines += ["", f"repair: {item.planned:,} run(s), too many to list (a dry run lists up to {SHOWN_PLAN:,})"]
+    return [*lines, "", f"{s.dag_id}: {hist.verdict()}"]
 
 
 def _spans(label: str, spans: list[Span], what: str, runs: bool = False, keep: int = 20) -> list[str]:
