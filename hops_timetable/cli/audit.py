@@ -21,8 +21,6 @@ from hops_timetable.core.repair import RepairStep, plan_repair, repair_view, run
 from hops_timetable.core.validation import short_repr
 from hops_timetable.core.window import format_hops_time as _t
 
-__all__ = ["Client", "Settings", "add_arguments", "cmd_audit"]  # Client and Settings: for the parity command
-
 DEFAULT_MAX_RUNS = 100  # the most runs --repair creates without --max-runs
 JSON_SPANS = 1_000  # the newest gaps, drops, duplicates, overlaps and stretches --json lists per DAG
 SHOWN_PLAN = 10_000  # the most runs --repair --dry-run lists one by one; a larger plan is only counted

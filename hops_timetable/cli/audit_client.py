@@ -80,12 +80,8 @@ class Client:
         username = username or os.environ.get(USERNAME_ENV)
         password = password or os.environ.get(PASSWORD_ENV)
         if not api.startswith(("http://", "https://")):
-            raise BadInput(
-                f"--api {short_repr(api, 200)} is not an Airflow address: expected http:// or https://, for example "
-                "http://127.0.0.1:8080",
-                "--api",
-                api,
-            )
+            why = "is not an Airflow address: expected http:// or https://, for example http://127.0.0.1:8080"
+            raise BadInput(f"--api {short_repr(api, 200)} {why}", "--api", api)
         if token:
             return cls(api, token, timeout=timeout)
         if bool(username) != bool(password):

@@ -148,7 +148,7 @@ def airflow_side(
     api: str, dag_id: str, *, token: str | None = None, username: str | None = None, password: str | None = None
 ) -> tuple[ScheduleVersion, list[SideRun]]:
     """A live Airflow's side (the audit's client): the DAG's schedule, and each run with the window its tasks see."""
-    from hops_timetable.cli.audit import Client, Settings
+    from hops_timetable.cli.audit_client import Client, Settings
     from hops_timetable.core.coverage import run_window
 
     client = Client.connect(api, token=token, username=username, password=password)
