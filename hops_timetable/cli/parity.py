@@ -60,18 +60,12 @@ def _peak_mib() -> int:
     return peak // 1024 if sys.platform != "darwin" else peak // 2**20  # kilobytes on Linux, bytes on macOS
 
 
-def read_input(flag: str, path: str, limit: int) -> tuple[str, str]:
-    """The text of the file *path* (at most *limit* bytes) and the sha256 of its bytes."""
-    reader = _Reader(flag, path, limit)
-    return "".join(reader.text), reader.sha256.hexdigest()
-
-
 class _Reader:
     """A file read in chunks as UTF-8 text, at most *limit* bytes, hashed as it is read (never held whole)."""
 
     CHUNK = 1 << 20
 
-    def __init__(self, flag: str, path: str, limit: int) -> None:
+    def __init__(self, flag: str, path: str, limit: int = MAX_SCHEDULE_CHARS) -> None:
         self.flag, self.path, self.limit, self.sha256 = flag, path, limit, hashlib.sha256()
         try:
             self.file = open(path, "rb")  # noqa: SIM115 -- closed by _read(), which reads it to the end
@@ -99,6 +93,10 @@ class _Reader:
                     at = size - len(data) - pending + exc.start
                     raise BadInput(f"{self.flag} {self.path!r} is not UTF-8 text: {exc.reason} at byte {at}") from None
 
+    def whole(self) -> tuple[str, str]:
+        """The whole text and the sha256 of its bytes."""
+        return "".join(self.text), self.sha256.hexdigest()
+
     def lines(self) -> Iterator[str]:
         """The text line by line, each with its ``\n`` (a CSV field may hold other line breaks)."""
         rest = ""
@@ -111,7 +109,7 @@ class _Reader:
 
 def read_schedule(flag: str, path: str, offset_model: str | None) -> tuple[list[ScheduleVersion], str]:
     """The schedule versions in the file *path* and the sha256 of its bytes."""
-    text, digest = read_input(flag, path, MAX_SCHEDULE_CHARS)
+    text, digest = _Reader(flag, path).whole()
     return load_schedule_versions(load_json(text, path), path, offset_model), digest
 
 
@@ -128,7 +126,7 @@ def read_record(
 
 
 def _accepted(path: str) -> tuple[dict[tuple[datetime, str], str], str]:
-    text, digest = read_input("--accept", path, MAX_SCHEDULE_CHARS)
+    text, digest = _Reader("--accept", path).whole()
     data = load_json(text, path)
     entries = data.get("accepted") if isinstance(data, dict) and data.get("format") == ACCEPT_FORMAT else None
     if not isinstance(entries, list):
@@ -206,7 +204,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
     if args.dag_file:
         from hops_timetable.cli.options import settings_from_dag_file
 
-        _, digest = read_input("--dag-file", args.dag_file, MAX_SCHEDULE_CHARS)
+        _, digest = _Reader("--dag-file", args.dag_file).whole()
         inputs["airflow"] = {"dag_file": args.dag_file, "dag_id": args.dag_id, "sha256": digest}
         airflow_versions = [ScheduleVersion(None, settings_from_dag_file(args.dag_file, args.dag_id))]
     elif args.airflow_api:

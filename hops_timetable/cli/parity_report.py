@@ -102,13 +102,8 @@ def _span(window: HopsWindow | None, derived: Sequence[str] = ()) -> str:
 
 def detail(row: Row) -> str:
     """The DETAIL of *row* in ``parity``'s text (and in :mod:`hops_timetable.testing`'s failure messages)."""
-    parts = [
-        row.how,
-        row.hint and f"hint: {row.hint}",
-        row.explained_by and f"explained by {row.explained_by}",
-        row.why,
-        row.accepted and f"accepted: {row.accepted}",
-    ]
+    parts = [row.how, row.hint and f"hint: {row.hint}", row.explained_by and f"explained by {row.explained_by}"]
+    parts += [row.why, row.accepted and f"accepted: {row.accepted}"]
     return "; ".join(p for p in parts if p)
 
 
