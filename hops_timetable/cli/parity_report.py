@@ -11,7 +11,7 @@ from typing import Any, Final, TextIO
 from hops_timetable.cli.output import json_time, render_table
 from hops_timetable.core.decision import Verdict
 from hops_timetable.core.parity.compare import AGREE, Report, Row, SideRun
-from hops_timetable.core.parity.meaning import Reading, derived_values
+from hops_timetable.core.parity.meaning import derived_values
 from hops_timetable.core.parity.sides import Outcome
 from hops_timetable.core.window import HOPS_ENV_KEYS, HopsWindow
 
@@ -107,30 +107,25 @@ def detail(row: Row) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _reading_lines(reading: Reading | None) -> list[str]:
-    if reading is None:
-        return []
-    lines = [reading.explain()]
-    if reading.contradicted:
-        lines.append(
-            f"warning: --start-time-meaning {reading.meaning} is contradicted by the data: "
-            f"{reading.votes[reading.leader or 'fire']} of {reading.on_time} on-time execution(s) fit "
-            f"{reading.leader}; the rows below read it as {reading.meaning}"
-        )
-    lines += [note] if (note := reading.skew_note()) else []
-    lines += [
-        f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
-        f"{json_time(o.start_time)} (fits {o.fits or 'no meaning'}); compared as its argument says"
-        for o in reading.outliers[:20]
-    ]
-    if reading.outliers_total > 20:
-        lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
-    return lines
-
-
 def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
     """The text of the JSON document *data* of *outcome*: at most *limit* rows."""
-    lines = _reading_lines(outcome.reading)
+    lines, reading = [], outcome.reading
+    if reading is not None:  # how -start_time was read, and the executions that read otherwise
+        lines.append(reading.explain())
+        if reading.contradicted:
+            lines.append(
+                f"warning: --start-time-meaning {reading.meaning} is contradicted by the data: "
+                f"{reading.votes[reading.leader or 'fire']} of {reading.on_time} on-time execution(s) fit "
+                f"{reading.leader}; the rows below read it as {reading.meaning}"
+            )
+        lines += [note] if (note := reading.skew_note()) else []
+        lines += [
+            f"outlier: execution {o.execution}, on time for {json_time(o.fire)}, has -start_time "
+            f"{json_time(o.start_time)} (fits {o.fits or 'no meaning'}); compared as its argument says"
+            for o in reading.outliers[:20]
+        ]
+        if reading.outliers_total > 20:
+            lines.append(f"... {reading.outliers_total - 20} more outlier(s) (--json lists up to 1,000)")
     lines += [f"outage {o['from']} .. {o['to']} ({o['source']})" for o in data["outages"]]
     if (report := outcome.report) is None:  # nothing compared: no rows, notes or runs to list
         return [*lines, "", data["verdict"]]
@@ -142,10 +137,10 @@ def text_lines(outcome: Outcome, data: dict[str, Any], limit: int) -> list[str]:
         lines += ["", *render_table(("FIRE", "STATUS", "HOPSWORKS WINDOW", "AIRFLOW WINDOW", "DETAIL"), shown)]
         if len(shown) < rows:
             lines.append(f"... {rows - len(shown)} more row(s), agreeing ones first left out (--json for all)")
-    if data["derived"] and outcome.reading is not None and outcome.reading.meaning is not None:
-        carried = " or ".join(derived_values(outcome.reading.meaning))
+    if data["derived"] and reading is not None and reading.meaning is not None:
+        carried = " or ".join(derived_values(reading.meaning))
         lines.append(
-            f"{DERIVED_MARK} derived from the schedule, not observed: -start_time read as {outcome.reading.meaning} "
+            f"{DERIVED_MARK} derived from the schedule, not observed: -start_time read as {reading.meaning} "
             f"carries no {carried}, and a fire without a successful run shows the schedule's window"
         )
     elif data["derived"]:
