@@ -53,14 +53,8 @@ class Audited:
         spans |= {"duplicates": cov.duplicates, "overlaps": cov.overlaps, "history": hist.stretches}
         for name, items in spans.items():  # the newest JSON_SPANS of each, and how many there are
             data |= {name: [item.as_json() for item in items[-JSON_SPANS:]], f"{name}_total": len(items)}
-        return {
-            "dag_id": self.settings.dag_id,
-            **data,
-            "repair": [step.as_json() for step in self.repair],
-            "repair_runs": self.planned,
-            "applied": self.applied,
-            "dry_run": dry_run,
-        }
+        data |= {"repair": [step.as_json() for step in self.repair], "repair_runs": self.planned}
+        return {"dag_id": self.settings.dag_id, **data, "applied": self.applied, "dry_run": dry_run}
 
 
 def _near_runs(cov: Coverage) -> list[RunWindow]:
@@ -130,8 +124,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     def text() -> list[str]:
         lines = [line for r in results for line in [*_text_lines(r, args.limit), ""]]
-        if not results:
-            lines.append(f"no HopsworksTimetable DAGs readable on {args.api}")
+        lines += [] if results else [f"no HopsworksTimetable DAGs readable on {args.api}"]
         if args.repair and args.dry_run and planned > limit:
             lines.append(
                 f"--repair would create {planned:,} run(s): more than --max-runs {limit:,}, so it would refuse"
