@@ -81,7 +81,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
         args.api, token=args.token, username=args.username, password=args.password, timeout=args.timeout
     )
     now = now_from_args(args)
-    limit = args.max_runs
     results: list[Audited] = []
     for data in _chosen(args, client.hops_dags()):
         settings = Settings.from_json(data)
@@ -98,16 +97,16 @@ def cmd_audit(args: argparse.Namespace) -> int:
             stretches = to_repair(hist, args.include_dropped)
             item.planned = sum(st.count for st in stretches)
             # The fires are taken one by one only for a plan that may be carried out (or shown whole).
-            if 0 < item.planned <= max(limit, SHOWN_PLAN if args.dry_run else 0):
+            if 0 < item.planned <= max(args.max_runs, SHOWN_PLAN if args.dry_run else 0):
                 plan = plan_repair(repair_view(hist, stretches), runs, include_dropped=args.include_dropped)
                 item.repair = check_backfills(client, settings.dag_id, plan) if plan else []
         results.append(item)
     planned = sum(r.planned for r in results)
-    if args.repair and not args.dry_run and planned > limit:
+    if args.repair and not args.dry_run and planned > args.max_runs:
         per_dag = ", ".join(f"{short_repr(r.settings.dag_id, 80)}: {r.planned:,}" for r in results if r.planned)
         raise BadInput(
-            f"--repair would create {planned:,} run(s) ({per_dag}), more than --max-runs {limit:,}; nothing was "
-            f"changed: look at the plan with --dry-run, then pass --max-runs {planned} to allow it"
+            f"--repair would create {planned:,} run(s) ({per_dag}), more than --max-runs {args.max_runs:,}; nothing "
+            f"was changed: look at the plan with --dry-run, then pass --max-runs {planned} to allow it"
         )
     if args.repair and not args.dry_run:
         for item in results:
@@ -125,9 +124,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     def text() -> list[str]:
         lines = [line for r in results for line in [*_text_lines(r, args.limit), ""]]
         lines += [] if results else [f"no HopsworksTimetable DAGs readable on {args.api}"]
-        if args.repair and args.dry_run and planned > limit:
+        if args.repair and args.dry_run and planned > args.max_runs:
             lines.append(
-                f"--repair would create {planned:,} run(s): more than --max-runs {limit:,}, so it would refuse"
+                f"--repair would create {planned:,} run(s): more than --max-runs {args.max_runs:,}, so it would refuse"
             )
         return lines
 
