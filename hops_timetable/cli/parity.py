@@ -40,7 +40,7 @@ MAX_GRACE_SECONDS: Final = 86_400
 
 
 class _Progress:
-    """Steps on stderr with the seconds since the start, when *enabled*; never on stdout: --json stays one document."""
+    """Steps on stderr with the seconds since the start, when *enabled* (never stdout: ``--json`` is one document)."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled, self.began = enabled, time.monotonic()
