@@ -35,6 +35,7 @@ from hops_timetable.core.coverage import (
 )
 from hops_timetable.core.legacy_args import LEGACY_ARG_MODES
 from hops_timetable.core.schedule import Schedule
+from hops_timetable.core.validation import HopsTimetableError
 from hops_timetable.core.window import as_utc
 from hops_timetable.timetable import HopsworksTimetable
 from hops_timetable.ui import run_snapshot, window_form
@@ -147,7 +148,7 @@ def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | N
     return None if nearest is None else shown[nearest]
 
 
-class _StillReading(Exception):
+class _StillReading(HopsTimetableError):
     """The DAG's runs are still being read, ``args[0]`` of them so far."""
 
 
