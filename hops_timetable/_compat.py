@@ -6,12 +6,13 @@ calls never raises (the scheduler would silently stop scheduling the DAG): a fai
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import airflow
 
@@ -51,8 +52,7 @@ def serialized_dag(dag_id: str, session: Session) -> Any | None:
 
 
 def time_restriction(dag: Any) -> TimeRestriction:
-    restriction: TimeRestriction = dag._time_restriction
-    return restriction
+    return cast("TimeRestriction", dag._time_restriction)
 
 
 def builtin_next_dagrun_info(
@@ -61,8 +61,7 @@ def builtin_next_dagrun_info(
     """The run one of Airflow's own timetables makes after *last*, asked as this version's scheduler asks."""
     v2 = getattr(timetable, "next_dagrun_info_v2", None)
     if v2 is not None:
-        result: DagRunInfo | None = v2(last_dagrun_info=last, restriction=restriction)
-        return result
+        return cast("DagRunInfo | None", v2(last_dagrun_info=last, restriction=restriction))
     interval = None if last is None else last.data_interval
     return timetable.next_dagrun_info(last_automated_data_interval=interval, restriction=restriction)
 
@@ -71,24 +70,18 @@ def builtin_next_dagrun_info(
 def frozen_builtin_clock(now: datetime) -> Iterator[None]:
     """Make Airflow's cron timetables see *now* through the ``utcnow`` their modules import (the only way in); not
     thread-safe: for the CLI only."""
-    import airflow.timetables.interval as interval_module
-    import airflow.timetables.trigger as trigger_module
+    from unittest.mock import patch
+
+    import airflow.timetables.interval as interval
+    import airflow.timetables.trigger as trigger
     import pendulum
 
     frozen = pendulum.instance(now, tz=pendulum.UTC)
-    saved = [(module, module.utcnow) for module in (interval_module, trigger_module)]
-    try:
-        for module, _ in saved:
-            module.utcnow = lambda: frozen  # type: ignore[attr-defined]
+    with patch.object(interval, "utcnow", lambda: frozen), patch.object(trigger, "utcnow", lambda: frozen):
         yield
-    finally:
-        for module, original in saved:
-            module.utcnow = original  # type: ignore[attr-defined]
 
 
 def dag_bag_class() -> Any:
-    import importlib
-
     # The old path warns from 3.2.
     module = "airflow.dag_processing.dagbag" if AIRFLOW_VERSION >= (3, 2) else "airflow.models.dagbag"
     return importlib.import_module(module).DagBag
@@ -222,8 +215,7 @@ def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False
 def readable_dag_ids(user: Any, session: Session) -> set[str]:
     from airflow.api_fastapi.app import get_auth_manager
 
-    found: set[str] = get_auth_manager().get_authorized_dag_ids(user=user, method="GET", session=session)
-    return found
+    return get_auth_manager().get_authorized_dag_ids(user=user, method="GET", session=session)
 
 
 def dag_run_table() -> Any:

@@ -45,13 +45,9 @@ log = logging.getLogger(__name__)
 
 # Candidate runs tried when those the catch-up bound wants are taken; beyond, the stored run (Airflow checked it).
 _MAX_TAKEN_SKIPS = 1000
-
 _UNSET: Any = object()
 _UTC = pendulum.UTC
-# The constructor's own (refused) ``timezone`` argument shadows the module inside it.
-_STD_UTC = timezone.utc
-
-
+_STD_UTC = timezone.utc  # the constructor's own (refused) ``timezone`` argument shadows the module inside it
 _T = TypeVar("_T")
 
 
@@ -191,9 +187,8 @@ class HopsworksTimetable(Timetable):
     catchup: Setting[bool | None] = Setting()
 
     def __repr__(self) -> str:
-        args = [repr(self.cron_expression)]
-        args += [f"{name}={value!r}" for name, value in self._schedule.arguments().items() if value is not None]
-        return f"HopsworksTimetable({', '.join(args)})"
+        args = [f"{name}={value!r}" for name, value in self._schedule.arguments().items() if value is not None]
+        return f"HopsworksTimetable({', '.join([repr(self.cron_expression), *args])})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HopsworksTimetable):
@@ -211,9 +206,7 @@ class HopsworksTimetable(Timetable):
         """The timetable :meth:`serialize` wrote; an unreadable payload raises ``ArgumentError`` naming the key and
         value, and Airflow fails to load this DAG only."""
         key = payload_key(data)
-        if key is not None:
-            return _deserialize_shared(cls, key)
-        return cls.of(Schedule.from_payload(data))
+        return cls.of(Schedule.from_payload(data)) if key is None else _deserialize_shared(cls, key)
 
     def validate(self) -> None:
         try:
@@ -266,11 +259,9 @@ class HopsworksTimetable(Timetable):
     def _after(self, info: DagRunInfo | None) -> After | None:
         if info is None:
             return None
-        interval = info.data_interval
-        run_after = as_utc(info.run_after)
-        if interval is None:
-            return After.of_fire(run_after)
-        return After.of_run(self._schedule.cron, as_utc(interval.start), as_utc(interval.end), run_after)
+        if (interval := info.data_interval) is None:
+            return After.of_fire(as_utc(info.run_after))
+        return After.of_run(self._schedule.cron, as_utc(interval.start), as_utc(interval.end), as_utc(info.run_after))
 
     def infer_manual_data_interval(self, *, run_after: datetime) -> DataInterval:
         run = self._schedule.manual_policy.manual_run(run_after)

@@ -27,11 +27,7 @@ class HopsPythonOperator(HopsFields, PythonOperator):
     template_fields = (*PythonOperator.template_fields, "env")
 
     def __init__(
-        self,
-        *,
-        env: Mapping[str, str] | None = None,
-        legacy_args: LegacyArgs | None = None,
-        **kwargs: Any,
+        self, *, env: Mapping[str, str] | None = None, legacy_args: LegacyArgs | None = None, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
         self.env = env
@@ -63,8 +59,5 @@ def hops_task(
     """``@task`` for Hopsworks job code: the function runs as a :class:`HopsPythonOperator`
     (``@hops_task(task_id="...", legacy_args="start_time", env={...})``)."""
     return task_decorator_factory(
-        python_callable=python_callable,
-        multiple_outputs=multiple_outputs,
-        decorated_operator_class=_HopsDecoratedOperator,
-        **kwargs,
+        python_callable, multiple_outputs=multiple_outputs, decorated_operator_class=_HopsDecoratedOperator, **kwargs
     )

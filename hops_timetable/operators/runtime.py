@@ -24,19 +24,6 @@ from hops_timetable.timetable import HopsworksTimetable
 
 _log = logging.getLogger(__name__)
 
-# Operator attributes a container or subprocess environment is built from (BashOperator ``env``,
-# KubernetesPodOperator ``env_vars``, DockerOperator ``environment``), in the order they are looked for.
-_ENV_ATTRIBUTES = ("env", "env_vars", "environment")
-
-
-def log_window(logger: Any, values: Mapping[str, str], source: str | None) -> None:
-    """The one INFO line, before the job runs, of the three values a task got and their source, or why none."""
-    if not values:
-        logger.info('HOPS window: none (a run from outside without conf["%s"]); HOPS_* variables are not set', CONF_KEY)
-        return
-    text = " ".join(f"{key}={values.get(key, 'unset')}" for key in HOPS_ENV_KEYS)
-    logger.info("HOPS window from %s: %s", source or "unknown", text)
-
 
 class HopsFields:
     """What the Hops operators add to Airflow's: ``legacy_args`` kept in the serialized DAG (the run tab shows the
@@ -56,8 +43,7 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
     backfill run without a window, raises, also as an ``AirflowFailException``: retrying cannot mend it."""
     # The run's own record, not context["data_interval_start"], which a run without a logical date lacks.
     dag_run = context.get("dag_run")
-    dag = context.get("dag")
-    if dag is None:
+    if (dag := context.get("dag")) is None:
         dag = getattr(context.get("task"), "dag", None)
     timetable = getattr(dag, "timetable", None)
     if not isinstance(timetable, HopsworksTimetable):
@@ -78,8 +64,13 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
         )
     except (HopsWindowError, RunWindowError) as exc:
         raise fail_without_retries(exc) from None
-    # Logged where the job runs, so that the task log says which window it processed and why.
-    log_window(getattr(context.get("task"), "log", _log), values, source)
+    # One INFO line, logged where the job runs, so that the task log says which window it processed and why.
+    logger = getattr(context.get("task"), "log", _log)
+    if not values:
+        logger.info('HOPS window: none (a run from outside without conf["%s"]); HOPS_* variables are not set', CONF_KEY)
+    else:
+        text = " ".join(f"{key}={values.get(key, 'unset')}" for key in HOPS_ENV_KEYS)
+        logger.info("HOPS window from %s: %s", source or "unknown", text)
     return values
 
 
@@ -131,7 +122,9 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
     ``os.environ``; the next injection in the process first undoes a failed task's leftover."""
     _pending.close()
     task = executing_task(context)
-    for name in _ENV_ATTRIBUTES:
+    # Where a container's or subprocess's environment is built from (BashOperator ``env``, KubernetesPodOperator
+    # ``env_vars``, DockerOperator ``environment``), in this order.
+    for name in ("env", "env_vars", "environment"):
         current = getattr(task, name, None)
         merged: Any
         if isinstance(current, Mapping):
