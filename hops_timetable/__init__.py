@@ -5,9 +5,9 @@ The root imports no Airflow, so that the core and the CLI's pure commands start 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from hops_timetable._lazy import lazy_getattr
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -17,16 +17,6 @@ if TYPE_CHECKING:
     from hops_timetable.core.window import HopsWindow
     from hops_timetable.schedule import hops_schedule
     from hops_timetable.timetable import HopsworksTimetable
-
-_LAZY = {
-    "QuartzCron": "hops_timetable.core.cron",
-    "CronSyntaxError": "hops_timetable.core.cron",
-    "ArgumentError": "hops_timetable.core.validation",
-    "HopsTimetableError": "hops_timetable.core.validation",
-    "HopsWindow": "hops_timetable.core.window",
-    "HopsworksTimetable": "hops_timetable.timetable",
-    "hops_schedule": "hops_timetable.schedule",
-}
 
 __all__ = [
     "ArgumentError",
@@ -39,4 +29,27 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+def _lazy_getattr(namespace: dict[str, Any], where: Mapping[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """A ``__getattr__`` (PEP 562) for the module of *namespace* (its ``globals()``): each name of ``where[module]``
+    is that module's, imported on first access and cached in *namespace*."""
+    modules = {name: module for module, names in where.items() for name in names}
+
+    def __getattr__(name: str) -> Any:
+        if name not in modules:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(importlib.import_module(modules[name]), name)
+        return value
+
+    return __getattr__
+
+
+__getattr__ = _lazy_getattr(
+    globals(),
+    {
+        "hops_timetable.core.cron": ("QuartzCron", "CronSyntaxError"),
+        "hops_timetable.core.validation": ("ArgumentError", "HopsTimetableError"),
+        "hops_timetable.core.window": ("HopsWindow",),
+        "hops_timetable.timetable": ("HopsworksTimetable",),
+        "hops_timetable.schedule": ("hops_schedule",),
+    },
+)

@@ -4,25 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hops_timetable._lazy import lazy_getattr
+from hops_timetable import _lazy_getattr
 
 if TYPE_CHECKING:
     from hops_timetable.core.conf_window import HopsWindowError, parse_conf_window, resolve_hops_env
     from hops_timetable.operators.bash import HopsBashOperator
     from hops_timetable.operators.python import HopsPythonOperator, hops_task
     from hops_timetable.operators.runtime import hops_env, inject_hops_env, restore_hops_env
-
-_LAZY = {
-    "HopsBashOperator": "hops_timetable.operators.bash",
-    "HopsPythonOperator": "hops_timetable.operators.python",
-    "hops_task": "hops_timetable.operators.python",
-    "hops_env": "hops_timetable.operators.runtime",
-    "inject_hops_env": "hops_timetable.operators.runtime",
-    "restore_hops_env": "hops_timetable.operators.runtime",
-    "HopsWindowError": "hops_timetable.core.conf_window",
-    "parse_conf_window": "hops_timetable.core.conf_window",
-    "resolve_hops_env": "hops_timetable.core.conf_window",
-}
 
 __all__ = [
     "HopsBashOperator",
@@ -37,4 +25,12 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__ = _lazy_getattr(
+    globals(),
+    {
+        "hops_timetable.operators.bash": ("HopsBashOperator",),
+        "hops_timetable.operators.python": ("HopsPythonOperator", "hops_task"),
+        "hops_timetable.operators.runtime": ("hops_env", "inject_hops_env", "restore_hops_env"),
+        "hops_timetable.core.conf_window": ("HopsWindowError", "parse_conf_window", "resolve_hops_env"),
+    },
+)
