@@ -96,8 +96,7 @@ def executing_task(context: Mapping[str, Any]) -> Any:
 def config_value(section: str, option: str) -> str | None:
     from airflow.configuration import conf
 
-    value = conf.get(section, option, fallback=None)
-    return None if value is None else str(value)
+    return None if (value := conf.get(section, option, fallback=None)) is None else str(value)
 
 
 def airflow_home() -> str:
@@ -128,8 +127,7 @@ def _scheduler_look_up(dag_model: Any, what: str, look_up: Callable[[Session], _
     holds, and miss the runs this scheduler loop has just added); *unknown* when it cannot be done."""
     from sqlalchemy.orm import object_session
 
-    session = object_session(dag_model)
-    if session is None:
+    if (session := object_session(dag_model)) is None:
         return unknown
     try:
         return look_up(session)
@@ -196,9 +194,7 @@ def api_base_path() -> str:
     """The path of ``[api] base_url`` (``""`` or ``/prefix``) Airflow's UI and its plugins' apps are served at."""
     from urllib.parse import urlsplit
 
-    from airflow.configuration import conf
-
-    return urlsplit(conf.get("api", "base_url", fallback="") or "").path.rstrip("/")
+    return urlsplit(config_value("api", "base_url") or "").path.rstrip("/")
 
 
 def require_dag_read(request: Any, user: Any, dag_id: str, *, runs: bool = False) -> None:

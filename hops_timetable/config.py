@@ -51,7 +51,6 @@ def settings() -> Settings:
 
     values = {}
     for option in fields(Settings):
-        text = config_value(SECTION, option.name)
-        if text is not None:
+        if (text := config_value(SECTION, option.name)) is not None:
             values[option.name] = _read(option.name, option.default, text)  # type: ignore[arg-type]
     return Settings(**values)  # type: ignore[arg-type]

@@ -27,8 +27,7 @@ def check_with_croniter(cron: QuartzCron, name: str = "cron_expression") -> None
     """Refuse a 5-field *cron* that the installed croniter refuses or fires differently (an ``ArgumentError``)."""
     if cron.dialect != "unix":
         return
-    problem = _problem(cron.source, cron)
-    if problem is not None:
+    if (problem := _problem(cron.source, cron)) is not None:
         raise ArgumentError(name, cron.source, f"{name}={cron.source!r} is refused: {problem}")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from airflow.plugins_manager import AirflowPlugin
 from airflow.timetables.base import Timetable
 
+from hops_timetable import _compat
 from hops_timetable.timetable import HopsworksTimetable
 
 
@@ -34,7 +35,6 @@ def _apps() -> list[dict[str, Any]]:
 def _react_apps() -> list[dict[str, Any]]:
     """The tab on each DAG's and each run's page, from Airflow 3.1 on: one bundle at a rooted URL (3.1-3.2 resolve it
     against their script, 3.3 on against the page), with its digest so that a browser loads a new one on upgrade."""
-    from hops_timetable import _compat
     from hops_timetable.ui.app import BUNDLE, URL_PREFIX
 
     if not _compat.HAS_REACT_APPS:

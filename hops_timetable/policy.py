@@ -19,24 +19,18 @@ def dag_restriction(dag: Any) -> tuple[datetime | None, datetime | None, bool]:
     from hops_timetable.core.window import as_utc
 
     tasks = list(getattr(dag, "tasks", ()))
-    starts = [task.start_date for task in tasks if getattr(task, "start_date", None) is not None]
-    if dag.start_date is not None:
-        starts.append(dag.start_date)
-    earliest = min((as_utc(value) for value in starts), default=None)
-    latest = None if dag.end_date is None else as_utc(dag.end_date)
-    ends = [task.end_date for task in tasks if getattr(task, "end_date", None) is not None]
-    if tasks and len(ends) == len(tasks):
-        if dag.end_date is not None:
-            ends.append(dag.end_date)
-        latest = max(as_utc(value) for value in ends)
+    starts = [*(getattr(task, "start_date", None) for task in tasks), dag.start_date]
+    ends = [getattr(task, "end_date", None) for task in tasks]
+    ends = [*ends, dag.end_date] if tasks and None not in ends else [dag.end_date]
+    earliest = min((as_utc(value) for value in starts if value is not None), default=None)
+    latest = max((as_utc(value) for value in ends if value is not None), default=None)
     return earliest, latest, bool(dag.catchup)
 
 
 @hookimpl
 def dag_policy(dag: Any) -> None:
     """Bind *dag*'s ``HopsworksTimetable`` to the DAG's restriction; refuse what could never run or would run wrong."""
-    module = sys.modules.get("hops_timetable.timetable")
-    if module is None:  # no HopsworksTimetable exists in this process
+    if (module := sys.modules.get("hops_timetable.timetable")) is None:  # no HopsworksTimetable exists in this process
         return
     timetable: Any = getattr(dag, "timetable", None)
     hops = module.HopsworksTimetable
@@ -44,14 +38,13 @@ def dag_policy(dag: Any) -> None:
     inner: Any = timetable if hops in type(timetable).__mro__ else getattr(timetable, "timetable", None)
     if hops not in type(inner).__mro__:
         return
+    from airflow.exceptions import AirflowClusterPolicyViolation
+
     from hops_timetable.config import settings
+    from hops_timetable.core.validation import ArgumentError
 
     if not settings().dag_policy:
         return
-    from airflow.exceptions import AirflowClusterPolicyViolation
-
-    from hops_timetable.core.validation import ArgumentError
-
     if inner is not timetable:
         raise AirflowClusterPolicyViolation(
             f"DAG {dag.dag_id!r}: HopsworksTimetable cannot be wrapped in {type(timetable).__name__}: the "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hops_timetable._compat import params_dict
 from hops_timetable.core.conf_window import END_PARAM, START_PARAM
 from hops_timetable.core.schedule import argument_names
 from hops_timetable.core.validation import check_bool, check_max_active_runs
@@ -44,10 +45,8 @@ def hops_schedule(
         "max_active_runs": max_active_runs,
     }
     if trigger_form:
-        from hops_timetable import _compat
-
         # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
-        kwargs["params"] = _compat.params_dict(hops_window_params())
+        kwargs["params"] = params_dict(hops_window_params())
     return kwargs
 
 

@@ -12,7 +12,7 @@ import functools
 import logging
 import warnings
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 import pendulum
 from airflow.exceptions import AirflowTimetableInvalid
@@ -67,10 +67,7 @@ class Setting(Generic[_T]):
     @overload
     def __get__(self, obj: HopsworksTimetable, owner: type) -> _T: ...
     def __get__(self, obj: HopsworksTimetable | None, owner: type) -> Setting[_T] | _T:
-        if obj is None:
-            return self
-        value: _T = obj.schedule.argument(self._name)
-        return value
+        return self if obj is None else cast("_T", obj.schedule.argument(self._name))
 
     def __set__(self, obj: object, value: object) -> None:
         raise AttributeError(f"{self._name} is read-only: a timetable never changes after it is built")
@@ -307,8 +304,7 @@ class HopsworksTimetable(Timetable):
         two or more fires due the catch-up bound is applied again (the stored run would be one more than Hopsworks
         makes); a replacement whose logical date is taken is passed over for the next free fire."""
         info = super().next_run_info_from_dag_model(dag_model=dag_model)
-        stored = _run(info)
-        if stored is None:
+        if (stored := _run(info)) is None:
             return info
         now = datetime.now(_STD_UTC)
         if self._schedule.bound:
@@ -318,8 +314,7 @@ class HopsworksTimetable(Timetable):
             following = self._schedule.cron.next_after(stored.fire)
             if following is None or following > now:
                 return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
-            restriction = _compat.stored_time_restriction(dag_model)
-            if restriction is None:
+            if (restriction := _compat.stored_time_restriction(dag_model)) is None:
                 return info
             policy, catchup = self.policy(restriction), restriction.catchup
         run = policy.stored_run(

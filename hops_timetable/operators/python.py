@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from airflow.providers.standard.operators.python import PythonOperator
@@ -37,9 +38,9 @@ class HopsPythonOperator(HopsFields, PythonOperator):
         explicit = dict(self.env or {})
         # Computed first: a bad conf window fails the task before the callable runs.
         values = hops_env(context, explicit=explicit)
-        argv = None if self.legacy_args is None else legacy_arguments(self.legacy_args, values)
+        argv = nullcontext() if self.legacy_args is None else job_argv(legacy_arguments(self.legacy_args, values))
         self.env = {**explicit, **values}
-        with hops_environ(values, extra=explicit), job_argv(argv):
+        with hops_environ(values, extra=explicit), argv:
             return super().execute(context)
 
 

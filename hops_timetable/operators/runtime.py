@@ -97,11 +97,8 @@ def hops_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = No
 
 
 @contextmanager
-def job_argv(arguments: Sequence[str] | None) -> Iterator[None]:
-    """Within the block, ``sys.argv`` is ``[sys.argv[0], *arguments]`` (``None``: left alone)."""
-    if arguments is None:
-        yield
-        return
+def job_argv(arguments: Sequence[str]) -> Iterator[None]:
+    """Within the block, ``sys.argv`` is ``[sys.argv[0], *arguments]``."""
     saved = sys.argv
     sys.argv = [saved[0] if saved else "", *arguments]
     try:
