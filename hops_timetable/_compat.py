@@ -33,8 +33,7 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 
-_VERSION = re.match(r"(\d+)\.(\d+)", airflow.__version__)
-if _VERSION is None:
+if (_VERSION := re.match(r"(\d+)\.(\d+)", airflow.__version__)) is None:
     raise HopsTimetableError(f"cannot read Airflow's version from {airflow.__version__!r}")
 AIRFLOW_VERSION: tuple[int, int] = (int(_VERSION.group(1)), int(_VERSION.group(2)))
 """Airflow's (major, minor); pre-releases count as their minor (3.4.0b2 is (3, 4))."""
@@ -59,8 +58,7 @@ def builtin_next_dagrun_info(
     timetable: Timetable, last: DagRunInfo | None, restriction: TimeRestriction
 ) -> DagRunInfo | None:
     """The run one of Airflow's own timetables makes after *last*, asked as this version's scheduler asks."""
-    v2 = getattr(timetable, "next_dagrun_info_v2", None)
-    if v2 is not None:
+    if (v2 := getattr(timetable, "next_dagrun_info_v2", None)) is not None:
         return cast("DagRunInfo | None", v2(last_dagrun_info=last, restriction=restriction))
     interval = None if last is None else last.data_interval
     return timetable.next_dagrun_info(last_automated_data_interval=interval, restriction=restriction)

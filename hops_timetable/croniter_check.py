@@ -88,8 +88,7 @@ def _shown(value: datetime | None) -> str:
 
 
 def _rewrite(cron: QuartzCron) -> str:
-    quartz = cron.expression
-    spelled = f" such as {quartz!r}," if len(quartz.split()) >= 6 else ""
+    spelled = f" such as {cron.expression!r}," if len(cron.expression.split()) >= 6 else ""
     return (
         "install croniter 6.2 or later beside Airflow (Airflow 3.2 and later pin it), or write the schedule as a "
         f"Quartz expression{spelled} which this package evaluates alike with every croniter "

@@ -188,9 +188,7 @@ class HopsworksTimetable(Timetable):
         return f"HopsworksTimetable({', '.join([repr(self.cron_expression), *args])})"
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HopsworksTimetable):
-            return NotImplemented
-        return self.serialize() == other.serialize()
+        return self.serialize() == other.serialize() if isinstance(other, HopsworksTimetable) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(tuple(self.serialize().items()))
@@ -229,8 +227,7 @@ class HopsworksTimetable(Timetable):
             key = (held.start, held.end)
         else:
             key = (None, None) if restriction is None else (_utc(restriction.earliest), _utc(restriction.latest))
-        last = self._last_policy
-        if last is not None and last[0] == key:
+        if (last := self._last_policy) is not None and last[0] == key:
             return last[1]
         policy = self._schedule.policy_within(*key)
         self._last_policy = (key, policy)
@@ -242,8 +239,7 @@ class HopsworksTimetable(Timetable):
         held = self._schedule
         if restriction.latest is None or not restriction.catchup or not held.bound:
             return False
-        bounds = (_utc(restriction.earliest), as_utc(restriction.latest))
-        return bounds != (held.start, held.end) or not held.catchup
+        return (_utc(restriction.earliest), as_utc(restriction.latest)) != (held.start, held.end) or not held.catchup
 
     def hops_window(self, data_interval: DataInterval | tuple[datetime, datetime]) -> HopsWindow:
         start, end = data_interval
@@ -274,9 +270,8 @@ class HopsworksTimetable(Timetable):
         else:
             # A backfill: the scheduled run of the next logical date in [earliest, latest], never bounded.
             policy = self._schedule.range_policy
-            earliest = policy.start if restriction.earliest is None else as_utc(restriction.earliest)
-            latest = restriction.latest
-            run = None if earliest is None or latest is None else policy.range_run(earliest, as_utc(latest), _run(last))
+            earliest, latest = _utc(restriction.earliest) or policy.start, _utc(restriction.latest)
+            run = None if earliest is None or latest is None else policy.range_run(earliest, latest, _run(last))
         return None if run is None else self._run_info(run)
 
     def next_dagrun_info(
@@ -292,9 +287,7 @@ class HopsworksTimetable(Timetable):
     ) -> str:
         """Airflow's run id; a scheduled run's also carries its HOPS offset, so that its window stays the one it was
         made for when the offset is edited later (:mod:`hops_timetable.core.conf_window`)."""
-        run_id: str = super().generate_run_id(
-            run_type=run_type, run_after=run_after, data_interval=data_interval, **extra
-        )
+        run_id = super().generate_run_id(run_type=run_type, run_after=run_after, data_interval=data_interval, **extra)
         if getattr(run_type, "value", run_type) == "scheduled":
             return mark_offset(run_id, self._schedule.offset)
         return run_id

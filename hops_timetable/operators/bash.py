@@ -28,8 +28,7 @@ class _Hops:
 
     @property
     def legacy_args(self) -> str:
-        operator = self._operator
-        return shlex.join(legacy_arguments(operator.legacy_args, operator.hops_values(self._context)))
+        return shlex.join(legacy_arguments(self._operator.legacy_args, self._operator.hops_values(self._context)))
 
 
 class HopsBashOperator(HopsFields, BashOperator):

@@ -46,8 +46,7 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
     if (dag := context.get("dag")) is None:
         dag = getattr(context.get("task"), "dag", None)
     timetable = getattr(dag, "timetable", None)
-    if not isinstance(timetable, HopsworksTimetable):
-        timetable = None
+    schedule = timetable.schedule if isinstance(timetable, HopsworksTimetable) else None
     start = getattr(dag_run, "data_interval_start", None)
     end = getattr(dag_run, "data_interval_end", None)
     try:
@@ -55,11 +54,11 @@ def hops_env(context: Mapping[str, Any], explicit: Mapping[str, str] | None = No
             run_type=getattr(dag_run, "run_type", None),
             data_interval=None if start is None or end is None else (start, end),
             conf=None if dag_run is None else conf_with_form_window(getattr(dag_run, "conf", None)),
-            offset_seconds=None if timetable is None else timetable.start_time_offset_seconds,
+            offset_seconds=None if schedule is None else schedule.offset,
             explicit=explicit,
             run_after=getattr(dag_run, "run_after", None),
             logical_date=getattr(dag_run, "logical_date", None),
-            replay=None if timetable is None else timetable.schedule.replayed_window,
+            replay=None if schedule is None else schedule.replayed_window,
             run_id=getattr(dag_run, "run_id", None),
         )
     except (HopsWindowError, RunWindowError) as exc:
@@ -123,9 +122,8 @@ def inject_hops_env(context: Mapping[str, Any]) -> None:
     # ``env_vars``, DockerOperator ``environment``), in this order.
     for name in ("env", "env_vars", "environment"):
         current = getattr(task, name, None)
-        merged: Any
         if isinstance(current, Mapping):
-            merged = with_hops_env(current, hops_env(context, explicit=current))
+            merged: Any = with_hops_env(current, hops_env(context, explicit=current))
         elif isinstance(current, list) and all(hasattr(item, "name") and hasattr(item, "value") for item in current):
             merged = _merge_env_var_list(context, current)
         else:
@@ -142,8 +140,7 @@ def restore_hops_env(context: Mapping[str, Any], result: Any = None) -> None:
 
 
 def _merge_env_var_list(context: Mapping[str, Any], current: list[Any]) -> list[Any]:
-    explicit = {item.name: item.value for item in current if isinstance(item.value, str)}
-    values = hops_env(context, explicit=explicit)
+    values = hops_env(context, explicit={item.name: item.value for item in current if isinstance(item.value, str)})
     if current:
         make: Any = type(current[0])
     else:
