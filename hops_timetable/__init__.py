@@ -11,22 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
-    from hops_timetable.core.cron import CronSyntaxError, QuartzCron
-    from hops_timetable.core.validation import ArgumentError, HopsTimetableError
-    from hops_timetable.core.window import HopsWindow
-    from hops_timetable.schedule import hops_schedule
-    from hops_timetable.timetable import HopsworksTimetable
-
-__all__ = [
-    "ArgumentError",
-    "CronSyntaxError",
-    "HopsTimetableError",
-    "HopsWindow",
-    "HopsworksTimetable",
-    "QuartzCron",
-    "hops_schedule",
-]
+if TYPE_CHECKING:  # the lazy names below, re-exported for type checkers
+    from hops_timetable.core.cron import CronSyntaxError as CronSyntaxError
+    from hops_timetable.core.cron import QuartzCron as QuartzCron
+    from hops_timetable.core.validation import ArgumentError as ArgumentError
+    from hops_timetable.core.validation import HopsTimetableError as HopsTimetableError
+    from hops_timetable.core.window import HopsWindow as HopsWindow
+    from hops_timetable.schedule import hops_schedule as hops_schedule
+    from hops_timetable.timetable import HopsworksTimetable as HopsworksTimetable
 
 
 def _lazy_getattr(namespace: dict[str, Any], where: Mapping[str, tuple[str, ...]]) -> Callable[[str], Any]:
@@ -43,13 +35,12 @@ def _lazy_getattr(namespace: dict[str, Any], where: Mapping[str, tuple[str, ...]
     return __getattr__
 
 
-__getattr__ = _lazy_getattr(
-    globals(),
-    {
-        "hops_timetable.core.cron": ("QuartzCron", "CronSyntaxError"),
-        "hops_timetable.core.validation": ("ArgumentError", "HopsTimetableError"),
-        "hops_timetable.core.window": ("HopsWindow",),
-        "hops_timetable.timetable": ("HopsworksTimetable",),
-        "hops_timetable.schedule": ("hops_schedule",),
-    },
-)
+_LAZY = {
+    "hops_timetable.core.cron": ("QuartzCron", "CronSyntaxError"),
+    "hops_timetable.core.validation": ("ArgumentError", "HopsTimetableError"),
+    "hops_timetable.core.window": ("HopsWindow",),
+    "hops_timetable.timetable": ("HopsworksTimetable",),
+    "hops_timetable.schedule": ("hops_schedule",),
+}
+__all__ = sorted(name for names in _LAZY.values() for name in names)
+__getattr__ = _lazy_getattr(globals(), _LAZY)
