@@ -54,14 +54,12 @@ def _problem(source: str, cron: QuartzCron) -> str | None:
     )
 
 
-def _first_difference(
-    expression: str, cron: QuartzCron, count: int, end: datetime | None
-) -> tuple[str, str, str] | None:
+def _first_difference(source: str, cron: QuartzCron, count: int, end: datetime | None) -> tuple[str, str, str] | None:
     """The first fire after :data:`_FROM` where croniter and the engine part: (after, croniter's, the engine's)."""
     from croniter import croniter
 
     # Timestamps: croniter's float answers cost about half its datetime ones.
-    iterator = croniter(expression, _FROM.timestamp())
+    iterator = croniter(source, _FROM.timestamp())
     previous = _FROM
     for _ in range(count):
         ours = cron.next_after(previous)

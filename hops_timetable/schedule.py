@@ -37,17 +37,16 @@ def hops_schedule(
     check_bool("catchup", catchup)
     check_max_active_runs("max_active_runs", max_active_runs)
     timetable = HopsworksTimetable(**{name: given[name] for name in argument_names()})
-    kwargs: dict[str, Any] = {
+    # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
+    params = {"params": params_dict(hops_window_params())} if trigger_form else {}
+    return {
         "schedule": timetable,
         "start_date": timetable.start_time,
         "end_date": timetable.end_time,
         "catchup": catchup,
         "max_active_runs": max_active_runs,
+        **params,
     }
-    if trigger_form:
-        # A ParamsDict compares by value, so two equal hops_schedule(...) calls stay equal.
-        kwargs["params"] = params_dict(hops_window_params())
-    return kwargs
 
 
 def hops_window_params() -> dict[str, Any]:

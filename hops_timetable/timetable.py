@@ -304,8 +304,7 @@ class HopsworksTimetable(Timetable):
             # The timetable holds the DAG's restriction: nothing to read, and stored_run checks what is due.
             policy, catchup = self.policy(), self._schedule.catchup
         else:
-            following = self._schedule.cron.next_after(stored.fire)
-            if following is None or following > now:
+            if (following := self._schedule.cron.next_after(stored.fire)) is None or following > now:
                 return info  # at most one fire is due: the stored run is the right one, and no look-up is needed
             if (restriction := _compat.stored_time_restriction(dag_model)) is None:
                 return info

@@ -3,6 +3,7 @@ own record and put the values where the job code will look."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -88,11 +89,9 @@ def hops_environ(values: Mapping[str, str], extra: Mapping[str, str] | None = No
         os.environ.update({**(extra or {}), **values})
         yield
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        os.environ.update({key: value for key, value in saved.items() if value is not None})
+        for key in (key for key, value in saved.items() if value is None):
+            os.environ.pop(key, None)
 
 
 @contextmanager
@@ -141,18 +140,14 @@ def restore_hops_env(context: Mapping[str, Any], result: Any = None) -> None:
 
 def _merge_env_var_list(context: Mapping[str, Any], current: list[Any]) -> list[Any]:
     values = hops_env(context, explicit={item.name: item.value for item in current if isinstance(item.value, str)})
-    if current:
-        make: Any = type(current[0])
-    else:
-        try:
-            from kubernetes.client import models as k8s
-        except ImportError as exc:
-            raise ArgumentTypeError(
-                "env",
-                current,
-                "inject_hops_env found an empty env list but cannot build V1EnvVar items: the kubernetes "
-                "package is not installed",
-            ) from exc
-        make = k8s.V1EnvVar
+    try:
+        make: Any = type(current[0]) if current else importlib.import_module("kubernetes.client.models").V1EnvVar
+    except ImportError as exc:
+        raise ArgumentTypeError(
+            "env",
+            current,
+            "inject_hops_env found an empty env list but cannot build V1EnvVar items: the kubernetes "
+            "package is not installed",
+        ) from exc
     kept = [item for item in current if item.name not in HOPS_ENV_KEYS]
     return kept + [make(name=key, value=value) for key, value in values.items()]
