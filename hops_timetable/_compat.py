@@ -164,7 +164,6 @@ def params_dict(params: Mapping[str, Any]) -> Any:
 
 
 # -- the Hopsworks tab's web app (runs inside the api-server) ------------------------------------------------------
-#
 # A plugin's FastAPI app gets none of the REST API's dependencies and Airflow has no public interface for them
 # (authentication, the metadata session, its ORM models): each is borrowed here.
 

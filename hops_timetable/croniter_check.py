@@ -16,7 +16,6 @@ from hops_timetable.core.window import format_hops_time
 FIRST_FIRES = 16
 DAY_RULE_YEARS = 5  # from 2024, a leap year
 DAY_RULE_FIRES = 120  # at most
-
 _FROM = datetime(2024, 1, 1, tzinfo=timezone.utc)
 _DAY_RULE_END = _FROM.replace(year=_FROM.year + DAY_RULE_YEARS)
 # A day field of plain values, names, ranges and lists: every croniter release Airflow 3 pins reads it alike.

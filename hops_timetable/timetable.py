@@ -1,9 +1,8 @@
 """HopsworksTimetable: Airflow's timetable protocol mapped onto the core's rules (:mod:`hops_timetable.core.schedule`).
 
 Each run belongs to a cron fire F: ``run_after = F``, ``data_interval = [max(previous fire, S), F)``, so Airflow's
-``logical_date`` is ``HOPS_LOGICAL_DATE`` (the whole contract: docs/rules.md). Everything is validated when the DAG is
-built: Airflow swallows exceptions raised while scheduling and silently stops scheduling the DAG, so the scheduling
-methods never raise on a valid timetable.
+``logical_date`` is ``HOPS_LOGICAL_DATE`` (the whole contract: docs/rules.md). Airflow silently stops scheduling a DAG
+whose timetable raises, so everything is validated when the DAG is built: scheduling never raises on a valid one.
 """
 
 from __future__ import annotations
@@ -150,8 +149,7 @@ class HopsworksTimetable(Timetable):
     def _hold(self, schedule: Schedule) -> None:
         self._schedule = schedule
         self.description = describe(schedule)
-        # The scheduler asks again and again with the same restriction; one (key, policy) pair, so threads never
-        # see a mismatched one.
+        # The scheduler repeats its restriction; one (key, policy) pair, so threads never see a mismatched one.
         self._last_policy: tuple[tuple[datetime | None, datetime | None], CatchupPolicy] | None = None
 
     @classmethod

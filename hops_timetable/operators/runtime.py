@@ -105,8 +105,7 @@ def job_argv(arguments: Sequence[str]) -> Iterator[None]:
         sys.argv = saved
 
 
-# What inject_hops_env changed, undone by restore_hops_env. post_execute is skipped when execute raises, so the next
-# injection in the same process first undoes a leftover one.
+# What inject_hops_env changed, until restore_hops_env (or, after a failed task, the next injection) undoes it.
 _pending = ExitStack()
 
 
