@@ -1,10 +1,5 @@
-"""Which cron fires become runs: the Hopsworks scheduling policy, shared by the timetable, the CLI and the simulator.
-
-With start S, end E, skip_to K and bound N (``None``: unbounded; ``catchup=False`` is N = 1): a fire F is eligible
-when ``S < F < E`` and ``F >= K``; the next run after the last run's fire L is the first eligible fire after L, or,
-when more than N are due, the N-th newest (the older ones are dropped); with no start and no run yet, the first fire
-after now. Its interval is ``[max(previous fire, S, L), F)``. Every answer costs a few cron steps, never a walk over
-the missed fires (docs/rules.md has the long form).
+"""Which cron fires become runs: the Hopsworks scheduling policy (docs/rules.md), shared by the timetable, the CLI and
+the simulator. Every answer costs a few cron steps, never a walk over the missed fires.
 """
 
 from __future__ import annotations
@@ -75,14 +70,9 @@ class CatchupPolicy:
 
     def first_eligible_after(self, moment: datetime | None) -> datetime | None:
         """The first eligible fire strictly after *moment* (``None``: the first after the start)."""
-        after = moment
-        if self.start is not None and (after is None or after < self.start):
-            after = self.start
-        if self.skip_to is not None and (after is None or after < self.skip_to - TICK):
-            after = self.skip_to - TICK
-        if after is None:
-            return None
-        fire = self.cron.next_after(after)
+        skip = None if self.skip_to is None else self.skip_to - TICK
+        bounds = [t for t in (moment, self.start, skip) if t is not None]
+        fire = self.cron.next_after(max(bounds)) if bounds else None
         return None if fire is None or (self.end is not None and fire >= self.end) else fire
 
     def newest_eligible_at_or_before(self, moment: datetime) -> datetime | None:
@@ -124,16 +114,12 @@ class CatchupPolicy:
     def next_run_after(self, after: After | None, now: datetime, *, catchup: bool = True) -> Run | None:
         """The next scheduled run after *after* (``None``: the first run) seen at *now*: the one rule the scheduler,
         the simulator and the coverage apply."""
-        if after is not None:
-            first = self.first_eligible_after(after.fire)
-        else:
-            first = self.first_eligible_after(now if self.start is None else None)
+        first = self.first_eligible_after(after.fire if after is not None else now if self.start is None else None)
         if first is None:
             return None
-        fire = self.pick(first, now, self.bound(catchup))
-        run = self.run(fire)
-        if after is not None and run.interval_start < after.floor < fire:
-            return Run(fire=fire, interval_start=after.floor)
+        run = self.run(self.pick(first, now, self.bound(catchup)))
+        if after is not None and run.interval_start < after.floor < run.fire:
+            return Run(fire=run.fire, interval_start=after.floor)
         return run
 
     def stored_run(
@@ -187,37 +173,32 @@ class CatchupPolicy:
             names.get(key, key) for key in ("cron_expression", "start_time", "end_time", "skip_to_date")
         )
         cron, source = self.cron, self.cron.source
+        origin = self.start or now
+        first = None if origin is None else self.first_eligible_after(origin)
+        value: object  # the setting refused, as given
         if cron.next_after(EARLIEST_DATE) is None:
-            raise ArgumentError(
-                cron_name,
-                source,
+            name, value = cron_name, source
+            problem = (
                 f"{cron_name}={source!r} never fires: no date matches it (check the day of month against the "
-                "month, and the year field)",
+                "month, and the year field)"
             )
-        if self.skip_to is not None and self.end is not None and self.skip_to >= self.end:
-            raise ArgumentError(
-                skip_name,
-                self.skip_to,
+        elif self.skip_to is not None and self.end is not None and self.skip_to >= self.end:
+            name, value = skip_name, self.skip_to
+            problem = (
                 f"{skip_name}={format_hops_time(self.skip_to)} is not before {end_name}={format_hops_time(self.end)}: "
                 f"every fire is skipped or after the end, so the schedule never runs; move {skip_name} before "
-                f"{end_name} or drop one of them",
+                f"{end_name} or drop one of them"
             )
-        origin = self.start or now
-        if origin is None:
+        elif origin is None or (first is not None and (self.start is not None or cron.prev_before(first) is not None)):
             return
-        first = self.first_eligible_after(origin)
-        if first is not None:
-            if self.start is None and cron.prev_before(first) is None:
-                raise ArgumentError(
-                    start_name,
-                    None,
-                    f"{start_name} is missing: the first fire of {source!r}, {format_hops_time(first)}, has no fire "
-                    f"before it, so without a {start_name} its window would be empty; pass {start_name} (the first "
-                    "window's start) as well",
-                )
-            return
-        value: object  # the setting that leaves no eligible fire after the origin, as given
-        if self.start is not None and cron.next_after(self.start) is None:
+        elif first is not None:  # no start, and the first fire has none before it
+            name, value = start_name, None
+            problem = (
+                f"{start_name} is missing: the first fire of {source!r}, {format_hops_time(first)}, has no fire "
+                f"before it, so without a {start_name} its window would be empty; pass {start_name} (the first "
+                "window's start) as well"
+            )
+        elif self.start is not None and cron.next_after(self.start) is None:
             name, value = start_name, self.start
             problem = (
                 f"{start_name}={format_hops_time(self.start)} is at or after the last fire of {source!r}, so the "

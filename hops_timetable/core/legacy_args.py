@@ -49,19 +49,15 @@ class LegacyArgsError(ArgumentError):
 def check_legacy_args_placed(mode: LegacyArgs | None, command: str) -> None:
     """When the DAG is built: a command with ``legacy_args`` must name :data:`LEGACY_ARGS_TEMPLATE`, one without must
     not (it would render to nothing)."""
-    if mode is not None and _TEMPLATE_NAME not in command:
-        raise LegacyArgsError(
-            "bash_command",
-            command,
-            f"legacy_args={mode!r} is set but bash_command={short_repr(command)} never places the arguments; {_HOW}",
+    if (mode is None) == (_TEMPLATE_NAME in command):
+        shown = short_repr(command)
+        problem = (
+            f"bash_command={shown} places {LEGACY_ARGS_TEMPLATE} but legacy_args is None; pass legacy_args="
+            "'start_time' or 'papermill'"
+            if mode is None
+            else f"legacy_args={mode!r} is set but bash_command={shown} never places the arguments; {_HOW}"
         )
-    if mode is None and _TEMPLATE_NAME in command:
-        raise LegacyArgsError(
-            "bash_command",
-            command,
-            f"bash_command={short_repr(command)} places {LEGACY_ARGS_TEMPLATE} but legacy_args is None; pass "
-            "legacy_args='start_time' or 'papermill'",
-        )
+        raise LegacyArgsError("bash_command", command, problem)
 
 
 def check_legacy_args_passed(command: str, arguments: Sequence[str]) -> None:

@@ -210,9 +210,7 @@ def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[Fi
 
 def created_fires(rows: Iterable[FireRow], cron: QuartzCron, limit: int = 1_000_000) -> list[datetime]:
     """The fire of every created run, in order; raises ``ValueError`` beyond *limit* runs."""
-    fires: list[datetime] = []
-    for fire in (f for row in rows if row.decision is Decision.CREATED for f in _fires(row, cron)):
-        if len(fires) >= limit:
-            raise ArgumentError("limit", limit, f"more than limit={limit} created runs; narrow the timeline")
-        fires.append(fire)
+    created = (fire for row in rows if row.decision is Decision.CREATED for fire in _fires(row, cron))
+    if len(fires := list(itertools.islice(created, max(limit, 0) + 1))) > limit:
+        raise ArgumentError("limit", limit, f"more than limit={limit} created runs; narrow the timeline")
     return fires

@@ -86,8 +86,7 @@ def check_offset(name: str, value: object) -> int | None:
 def check_catchup_runs(name: str, value: object) -> int | None:
     if value is None:
         return None
-    runs = _whole(name, value, "expected a whole number >= 1, or None for no bound")
-    if runs < 1:
+    if (runs := _whole(name, value, "expected a whole number >= 1, or None for no bound")) < 1:
         raise ArgumentError(
             name,
             value,
