@@ -179,12 +179,11 @@ def resolve_run_window(
             "HOPS_START_TIME would equal HOPS_END_TIME. Schedule the DAG with HopsworksTimetable (or a data-interval "
             'timetable), or pass the window in conf {"hops_window": {"start_time": ..., "end_time": ...}}'
         )
-    values = {**window.as_env(), **own}
     if own:
         source = f"{source} and operator env"
     if ignored:
         source = f'{source}; conf["{CONF_KEY}"] ignored: a backfill run processes its scheduled window'
-    return ResolvedWindow({key: values[key] for key in HOPS_ENV_KEYS}, source, window)
+    return ResolvedWindow({**window.as_env(), **own}, source, window)  # as_env's key order, own values
 
 
 class ResolvedWindow(tuple[dict[str, str], "str | None"]):

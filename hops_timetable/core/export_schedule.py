@@ -41,8 +41,7 @@ IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})
 """REST bookkeeping that says nothing about when the job runs."""
 _MAX_UNKNOWN_WARNINGS: Final = 20
 OFFSET_MODELS: Final = ("interval-start", "fire")
-_SAMPLE_FIRES = 400
-"""Fires looked at to call a cron's interval constant: more than a year of a daily cron, a leap day included."""
+_SAMPLE_FIRES = 400  # fires looked at to call a cron's interval constant: over a year of a daily cron, a leap day too
 _SAMPLE_FROM = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 _T = TypeVar("_T")
@@ -140,14 +139,8 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
         except ArgumentError as exc:  # values that do not go together: named by the key of the export
             errors.append(ArgumentError(EXPORT_KEYS.get(exc.name, exc.name), exc.value, str(exc)))
     name = obj.get("jobName", job_name)
-    return ExportedSchedule(
-        job_name=name if isinstance(name, str) and name else None,
-        schedule=schedule,
-        enabled=enabled,
-        max_active_runs=1 if max_active is None else max_active,
-        warnings=tuple(warnings),
-        errors=tuple(errors),
-    )
+    job, active = name if isinstance(name, str) and name else None, 1 if max_active is None else max_active
+    return ExportedSchedule(job, schedule, enabled, active, tuple(warnings), tuple(errors))
 
 
 def _cron(text: object) -> QuartzCron:

@@ -76,8 +76,7 @@ class Schedule:
         :class:`ArgumentError` naming the argument as *names* maps it (``--start-time``). A schedule that can never
         run is refused, by the rules that depend on the clock only with *now*."""
         names = names or {}
-        unknown = sorted(set(settings) - set(_ARGUMENTS))
-        if unknown:
+        if unknown := sorted(set(settings) - set(_ARGUMENTS)):
             raise ArgumentTypeError(
                 unknown[0],
                 settings[unknown[0]],
@@ -174,7 +173,11 @@ class Schedule:
     def from_payload(cls, data: object) -> Schedule:
         """The schedule :meth:`payload` wrote *data* for, not checked by the clock; other data raises one
         :class:`ArgumentError` naming the key, the value and the format versions understood."""
-        fail = _payload_error
+        understood = f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
+
+        def fail(key: str, value: object, problem: str) -> ArgumentError:
+            return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
+
         if not isinstance(data, dict):
             raise fail("", data, f"{short_repr(data)} is a {type(data).__name__}, expected an object")
         version = data.get("version", 1)
@@ -187,8 +190,7 @@ class Schedule:
                 f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
                 "on this Airflow component",
             )
-        unknown = [key for key in data if key not in PAYLOAD_KEYS]
-        if unknown:
+        if unknown := [key for key in data if key not in PAYLOAD_KEYS]:
             shown = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
             raise fail(
                 str(unknown[0]), data[unknown[0]], f"unknown key(s) {shown}; the keys are {', '.join(PAYLOAD_KEYS)}"
@@ -269,11 +271,6 @@ def _text(f: dataclasses.Field[Any], value: Any, time_text: Callable[[datetime],
 
 def _read(f: dataclasses.Field[Any], name: str, value: object) -> Any:
     return parse_time(name, value) if f.metadata["kind"] == "time" and value is not None else value
-
-
-def _payload_error(key: str, value: object, problem: str) -> ArgumentError:
-    understood = f"this hops-timetable reads format versions 1 to {SERIALIZATION_VERSION}"
-    return ArgumentError(key, value, f"HopsworksTimetable payload ({understood}): {problem}")
 
 
 DESCRIPTION_LIMIT: Final = 1000  # Airflow's DagModel.timetable_description is a 1000-character column
