@@ -228,6 +228,4 @@ class CatchupPolicy:
     def manual_run(self, run_after: datetime) -> Run:
         """The run a manual trigger is attributed to: the newest fire's at or before it, else an empty one."""
         fire = self.cron.prev_before(as_utc(run_after) + TICK)
-        if fire is None:
-            return Run(fire=as_utc(run_after), interval_start=as_utc(run_after))
-        return self.run(fire)
+        return Run(fire=as_utc(run_after), interval_start=as_utc(run_after)) if fire is None else self.run(fire)

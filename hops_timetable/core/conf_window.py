@@ -161,8 +161,7 @@ def resolve_run_window(
         source = "scheduler"
     elif replay is not None:
         moment = start if logical_date is None else as_utc(logical_date)
-        replayed = replay(moment)
-        if replayed is None:
+        if (replayed := replay(moment)) is None:
             raise RunWindowError(
                 f"this run's logical date {format_hops_time(moment)} is not the logical date of any run of the DAG's "
                 f"schedule, and its data interval [{format_hops_time(start)}, {format_hops_time(end)}) was not made "

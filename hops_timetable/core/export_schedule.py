@@ -35,10 +35,8 @@ EXPORT_KEYS: Final = {
     "max_catchup_runs": "maxCatchupRuns",
 }
 """Each ``hops_schedule`` argument an export holds, under its key there, in the order of the generated call."""
-KNOWN_KEYS: Final = (*EXPORT_KEYS.values(), "enabled", "endTimeOffsetSeconds", "jobName")
-"""The keys of a schedule that are read (each carries over or is a warning)."""
-IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})
-"""REST bookkeeping that says nothing about when the job runs."""
+KNOWN_KEYS: Final = (*EXPORT_KEYS.values(), "enabled", "endTimeOffsetSeconds", "jobName")  # carried over, or warned
+IGNORED_KEYS: Final = frozenset({"id", "href", "type", "nextExecutionDateTime"})  # REST bookkeeping, not when it runs
 _MAX_UNKNOWN_WARNINGS: Final = 20
 OFFSET_MODELS: Final = ("interval-start", "fire")
 _SAMPLE_FIRES = 400  # fires looked at to call a cron's interval constant: over a year of a daily cron, a leap day too

@@ -1,8 +1,6 @@
 """A Hopsworks job schedule as one frozen value: its settings, its one validation sequence, its stored forms and its
-words (the timetable's description, the tab's sentences: one wording of each rule).
-
-Each setting is declared once, as a field whose metadata gives its Hopsworks argument name and its check; the payload,
-the JSON and the argument lists derive from those fields.
+words (the timetable's description, the tab's sentences). Each setting is a field whose metadata gives its Hopsworks
+argument name and its check; the payload, the JSON and the argument lists derive from those fields.
 """
 
 # ruff: noqa: RUF009

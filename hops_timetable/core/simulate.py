@@ -198,9 +198,8 @@ def expand(rows: Iterable[FireRow], cron: QuartzCron, max_fires: int) -> list[Fi
     """Rows of at most *max_fires* fires split into one row per fire, ``created_at`` set for every created run."""
     out: list[FireRow] = []
     for row in rows:
-        if row.count == 1 or row.count > max_fires:
-            on_time = row.decision is Decision.CREATED and row.created_at is None and row.count == 1
-            out.append(replace(row, created_at=row.first) if on_time else row)
+        if row.count > max(max_fires, 1):
+            out.append(row)
             continue
         for fire in _fires(row, cron):
             at = (row.created_at or fire) if row.decision is Decision.CREATED else None

@@ -48,9 +48,7 @@ def short_repr(value: object, limit: int = 80) -> str:
         text = repr(value)
     except Exception:  # an int too long to print, a structure too deep, a broken __repr__
         text = f"<unprintable {type(value).__name__}>"
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return text
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def wrong_type(name: str, value: object, valid: str) -> ArgumentTypeError:
