@@ -143,12 +143,8 @@ def read_schedule(obj: object, offset_model: str | None = None, *, job_name: str
 
 def _cron(text: object) -> QuartzCron:
     if not isinstance(text, str):
-        raise ArgumentError(
-            "cronExpression",
-            text,
-            f"cronExpression={short_repr(text)} is invalid: expected a Quartz cron expression string such as "
-            "'0 0 * ? * * *'",
-        )
+        expected = "expected a Quartz cron expression string such as '0 0 * ? * * *'"
+        raise ArgumentError("cronExpression", text, f"cronExpression={short_repr(text)} is invalid: {expected}")
     try:
         return QuartzCron(text)
     except CronSyntaxError as exc:

@@ -75,11 +75,8 @@ class Schedule:
         run is refused, by the rules that depend on the clock only with *now*."""
         names = names or {}
         if unknown := sorted(set(settings) - set(_ARGUMENTS)):
-            raise ArgumentTypeError(
-                unknown[0],
-                settings[unknown[0]],
-                f"unknown schedule argument(s) {', '.join(unknown)}; the arguments are {', '.join(argument_names())}",
-            )
+            listed = f"unknown schedule argument(s) {', '.join(unknown)}; the arguments are {', '.join(_ARGUMENTS)}"
+            raise ArgumentTypeError(unknown[0], settings[unknown[0]], listed)
         cron = cron_expression if isinstance(cron_expression, QuartzCron) else parse_shared(cron_expression)
         values = {f.name: f.metadata["check"](names.get(a, a), settings.get(a)) for f, a in _CHECKED}
         return cls._joined({"cron": cron, **values}, now, names)
@@ -93,11 +90,9 @@ class Schedule:
         schedule = cls(**{**values, "catchup": bool(values["catchup"])}, bound=values["catchup"] is not None)
         first, last, shift = schedule.start, schedule.end, timedelta(seconds=schedule.offset or 0)
         if first is not None and last is not None and last <= first:
+            never = f"the schedule could never fire ({end} is exclusive)"
             raise ArgumentError(
-                end,
-                last,
-                f"{end}={last.isoformat()} is not after {start}={first.isoformat()}; "
-                f"the schedule could never fire ({end} is exclusive)",
+                end, last, f"{end}={last.isoformat()} is not after {start}={first.isoformat()}; {never}"
             )
         if first is not None and shift and first - EARLIEST_WINDOW < shift:  # HOPS_* values keep four-digit years
             raise ArgumentError(
@@ -182,12 +177,8 @@ class Schedule:
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
             raise fail("version", version, f"key 'version'={short_repr(version)} is not a format version")
         if version > SERIALIZATION_VERSION:
-            raise fail(
-                "version",
-                version,
-                f"key 'version'={version} is newer than this hops-timetable understands; upgrade hops-timetable "
-                "on this Airflow component",
-            )
+            newer = "is newer than this hops-timetable understands; upgrade hops-timetable on this Airflow component"
+            raise fail("version", version, f"key 'version'={version} {newer}")
         if unknown := [key for key in data if key not in PAYLOAD_KEYS]:
             shown = ", ".join(sorted(short_repr(k) for k in unknown)[:10])
             raise fail(

@@ -35,12 +35,8 @@ class Event:
         if self.kind not in ("outage", "pause"):
             raise ArgumentError("kind", self.kind, f"event kind {self.kind!r} is invalid: expected 'outage' or 'pause'")
         if as_utc(self.end) <= as_utc(self.start):
-            raise ArgumentError(
-                "end",
-                self.end,
-                f"{self.kind} {self.start.isoformat()}..{self.end.isoformat()} is empty: "
-                "its end must be after its start",
-            )
+            empty = f"{self.kind} {self.start.isoformat()}..{self.end.isoformat()} is empty"
+            raise ArgumentError("end", self.end, f"{empty}: its end must be after its start")
 
 
 @dataclass(frozen=True)

@@ -85,11 +85,9 @@ def check_catchup_runs(name: str, value: object) -> int | None:
     if value is None:
         return None
     if (runs := _whole(name, value, "expected a whole number >= 1, or None for no bound")) < 1:
+        hint = "to run only the newest fire after an outage, turn catch-up off (catchup=False)"
         raise ArgumentError(
-            name,
-            value,
-            f"{name}={short_repr(runs)} is invalid: it must be >= 1 (or None for no bound); to run only the newest "
-            "fire after an outage, turn catch-up off (catchup=False)",
+            name, value, f"{name}={short_repr(runs)} is invalid: it must be >= 1 (or None for no bound); {hint}"
         )
     return runs
 
@@ -119,11 +117,9 @@ def check_utc_datetime(name: str, value: object) -> datetime | None:
     except Exception as exc:
         raise ArgumentError(name, value, f"{name}={short_repr(value)} cannot be converted to UTC: {exc}") from None
     if offset is None:
+        fix = f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, tzinfo=timezone.utc)"
         raise ArgumentError(
-            name,
-            value,
-            f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: pass "
-            f"datetime({value.year}, {value.month}, {value.day}, {value.hour}, {value.minute}, tzinfo=timezone.utc)",
+            name, value, f"{name}={value.isoformat()} is naive; Hopsworks schedules are in UTC: pass {fix}"
         )
     try:
         result: datetime | None = value.astimezone(timezone.utc)
