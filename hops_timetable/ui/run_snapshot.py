@@ -15,10 +15,11 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hops_timetable import _compat, config
 from hops_timetable.core.coverage import RunBlock, RunRecord
@@ -28,6 +29,7 @@ FORMAT = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 _log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,10 @@ def read(dag_id: str, settings: Schedule) -> Snapshot | None:
             int(data["upto"]),
             str(data["upto_run_id"]),
             _time(data["newest"]),
-            [_record(r) for r in data["singles"]],
-            [_block(b) for b in data["blocks"]],
-            {int(i): _record(r) for i, r in data["failed"]},
-            {int(i): _record(r) for i, r in data["in_flight"]},
+            [_from_row(RunRecord, _RECORD_ROW, r) for r in data["singles"]],
+            [_from_row(RunBlock, _BLOCK_ROW, b) for b in data["blocks"]],
+            {int(i): _from_row(RunRecord, _RECORD_ROW, r) for i, r in data["failed"]},
+            {int(i): _from_row(RunRecord, _RECORD_ROW, r) for i, r in data["in_flight"]},
         )
     except (OSError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         _log.warning("Ignoring the tab's snapshot of DAG %r's runs at %s: %s", dag_id, path, exc)
@@ -86,10 +88,10 @@ def write(settings: Schedule, snapshot: Snapshot) -> None:
         "upto": snapshot.upto,
         "upto_run_id": snapshot.upto_run_id,
         "newest": _micros(snapshot.newest),
-        "singles": [_record_row(r) for r in snapshot.singles],
-        "blocks": [_block_row(b) for b in snapshot.blocks],
-        "failed": [[i, _record_row(r)] for i, r in snapshot.failed.items()],
-        "in_flight": [[i, _record_row(r)] for i, r in snapshot.in_flight.items()],
+        "singles": [_row(r, _RECORD_ROW) for r in snapshot.singles],
+        "blocks": [_row(b, _BLOCK_ROW) for b in snapshot.blocks],
+        "failed": [[i, _row(r, _RECORD_ROW)] for i, r in snapshot.failed.items()],
+        "in_flight": [[i, _row(r, _RECORD_ROW)] for i, r in snapshot.in_flight.items()],
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,44 +129,32 @@ def _micros(value: datetime | None) -> int | None:
     return None if value is None else (value - _EPOCH) // _MICROSECOND
 
 
-def _time(value: Any) -> datetime | None:
-    return None if value is None else _at(value)
-
-
 def _at(value: Any) -> datetime:
     return _EPOCH + int(value) * _MICROSECOND  # a null where a time is set is a TypeError: the file is ignored
 
 
-def _record_row(r: RunRecord) -> list[Any]:
-    times = (r.run_after, r.logical_date, r.data_interval_start, r.data_interval_end, r.queued_at)
-    return [r.run_id, r.run_type, r.state, *map(_micros, times), None if r.conf is None else dict(r.conf)]
+def _time(value: Any) -> datetime | None:
+    return None if value is None else _at(value)
 
 
-def _record(row: list[Any]) -> RunRecord:
-    run_id, run_type, state, run_after, logical_date, start, end, queued_at, conf = row
-    logical, start, end, queued = map(_time, (logical_date, start, end, queued_at))
-    return RunRecord(
-        str(run_id), str(run_type), str(state), _at(run_after), logical, start, end, queued, conf and dict(conf)
-    )
+# A row's fields in the order written, each with how it reads back (a block's run_ids are not kept).
+_RECORD_ROW: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(("run_id", "run_type", "state"), str),
+    "run_after": _at,
+    **dict.fromkeys(("logical_date", "data_interval_start", "data_interval_end", "queued_at"), _time),
+    "conf": lambda conf: conf and dict(conf),
+}
+_BLOCK_ROW: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(("run_type", "state"), str),
+    **dict.fromkeys(("first_start", "first_fire", "last_fire"), _at),
+    **{"count": int, "first_queued": _time, "first_id": str, "last_id": str, "last_queued": _time},
+}
 
 
-def _block_row(b: RunBlock) -> list[Any]:
-    times = (b.first_start, b.first_fire, b.last_fire)
-    ends = [b.count, _micros(b.first_queued), b.first_id, b.last_id, _micros(b.last_queued)]
-    return [b.run_type, b.state, *map(_micros, times), *ends]
+def _row(item: RunRecord | RunBlock, fields: dict[str, Callable[[Any], Any]]) -> list[Any]:
+    values = (getattr(item, name) for name in fields)
+    return [_micros(v) if isinstance(v, datetime) else dict(v) if isinstance(v, Mapping) else v for v in values]
 
 
-def _block(row: list[Any]) -> RunBlock:
-    run_type, state, first_start, first_fire, last_fire, count, first_queued, first_id, last_id, last_queued = row
-    return RunBlock(
-        str(run_type),
-        str(state),
-        _at(first_start),
-        _at(first_fire),
-        _at(last_fire),
-        int(count),
-        _time(first_queued),
-        str(first_id),
-        str(last_id),
-        last_queued=_time(last_queued),
-    )
+def _from_row(kind: Callable[..., _T], fields: dict[str, Callable[[Any], Any]], row: list[Any]) -> _T:
+    return kind(**{name: read(value) for (name, read), value in zip(fields.items(), row, strict=True)})
