@@ -31,15 +31,6 @@ def _t(value: datetime | None) -> str:
     return "" if value is None else format_hops_time(value)
 
 
-def _conf_words(conf: Mapping[str, object] | None) -> str:
-    keys = []  # the Trigger form's conf keys the window was read from, if not conf["hops_window"]
-    if isinstance(conf, Mapping) and conf_with_form_window(conf) is not conf:
-        keys = [key for key in (START_PARAM, END_PARAM) if conf.get(key) not in (None, "")]
-    if keys:
-        return f'the Trigger form\'s {" and ".join(keys)}, read as conf["{CONF_KEY}"]'
-    return f'conf["{CONF_KEY}"] of the run'
-
-
 def source_words(facts: RunFacts) -> str:
     """Where the run's tasks get their window from, in one sentence (``none`` when they get none)."""
     run, window, source = facts.item.run, facts.item.window, facts.source
@@ -51,7 +42,12 @@ def source_words(facts: RunFacts) -> str:
     head, _, rest = source.partition(";")
     words = f"{head}: "
     if head == "conf":
-        words += _conf_words(run.conf)
+        conf = run.conf or {}
+        if conf_with_form_window(conf) is not conf:  # read from the Trigger form's keys, not conf["hops_window"]
+            keys = " and ".join(key for key in (START_PARAM, END_PARAM) if conf.get(key) not in (None, ""))
+            words += f'the Trigger form\'s {keys}, read as conf["{CONF_KEY}"]'
+        else:
+            words += f'conf["{CONF_KEY}"] of the run'
     elif head.startswith("scheduled run replayed"):
         words += (
             "a backfill took this run over; its tasks process the scheduled window of its logical date, "
