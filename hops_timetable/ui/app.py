@@ -261,8 +261,7 @@ def _run(session: Session, dag_id: str, run_id: str) -> RunFacts:
 
 
 def _iso(value: Any) -> str | None:
-    found = tab_runs.when(value)
-    return None if found is None else found.isoformat()
+    return None if (found := tab_runs.when(value)) is None else found.isoformat()
 
 
 # Each field read from the driver's column as it comes (no RunRecord, no SQLAlchemy datetime conversion): far faster.
@@ -352,8 +351,8 @@ async def window_run(dag_id: str, request: Request, user: UserDep, session: Sess
     settings, _ = _load(session, dag_id)
     try:
         conf = window_form.window_conf(await _body(request))
-    except window_form.FormRefused as exc:
-        return JSONResponse(exc.payload(), status_code=exc.status)
+    except window_form.FormRefused as no:
+        return JSONResponse({"status": no.status, "message": no.message, "errors": no.errors}, status_code=no.status)
     now = datetime.now(timezone.utc)
     logical_date = window_form.logical_date_for(now, settings.start, settings.end, secrets.randbelow(999_999) + 1)
     return JSONResponse(window_form.trigger_body(conf, window_form.new_run_id(), logical_date))

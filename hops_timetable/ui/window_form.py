@@ -27,9 +27,6 @@ class FormRefused(HopsTimetableError):
         super().__init__(message)
         self.status, self.message, self.errors = status, message, list(errors)
 
-    def payload(self) -> dict[str, Any]:
-        return {"status": self.status, "message": self.message, "errors": self.errors}
-
 
 def window_conf(raw: bytes) -> dict[str, Any]:
     """The run's ``conf`` for the posted body, or 422: checked by :func:`parse_conf_window` as the tasks check it, and
