@@ -1,12 +1,7 @@
-"""A DAG's folded runs written to disk, so that an api-server started again (or another of its workers) takes them up
-instead of reading the DAG's whole history: a million runs cost seconds to fold, their snapshot milliseconds to read.
-
-A snapshot is a cache, never the truth: it names the schedule it was folded for and the database row it was folded
-up to, and :mod:`hops_timetable.ui.runs` checks both, and the number of runs up to that row, before taking it up; any
-snapshot that does not read back (another format, a damaged file) is ignored and the runs are folded again. One JSON
-file per DAG in ``[hops_timetable] tab_snapshot_dir`` (docs/deployment.md), written whole and then renamed into
-place, so a reader never sees half of one.
-"""
+"""A DAG's folded runs on disk, taken up by an api-server started again instead of reading its whole history
+(docs/audit-and-ui.md). A cache, never the truth: it names the schedule and the row it was folded up to, which
+:mod:`hops_timetable.ui.runs` checks; a file that does not read back is ignored. One JSON file per DAG, written whole
+and renamed into place."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""The runs the tab reads: a DAG's history kept between views as blocks, brought up to date by bounded queries.
-
-The api-server keeps, per DAG, the runs that had ended when it last looked, folded into
-:class:`~hops_timetable.core.coverage.Blocks`; a view reads only bounded queries of ``dag_run`` (SQLAlchemy Core), each
-served by an index: the runs added since and those in flight (by id), how many runs are failed, queued or running (a
-change there: those runs are read and cut out of their blocks), and the page's runs whole. The folded runs are also
-written to disk (:mod:`~hops_timetable.ui.run_snapshot`); only without a snapshot (or after the schedule changed) is
-the whole history read, streamed (:meth:`_Folded.fold_all`). docs/audit-and-ui.md tells why each query is bounded.
+"""The runs the tab reads: a DAG's ended runs kept between views folded into
+:class:`~hops_timetable.core.coverage.Blocks` (and on disk, :mod:`~hops_timetable.ui.run_snapshot`), brought up to date
+by bounded queries of ``dag_run``, each served by an index; the whole history is read (:meth:`_Folded.fold_all`) only
+without a snapshot. docs/audit-and-ui.md tells which queries and why each is bounded.
 """
 
 from __future__ import annotations
