@@ -125,27 +125,20 @@ def _page(settings: Schedule, dag_id: str, runs: tab_runs.DagRuns, now: datetime
             built = kept[1]
             at_now = dataclasses.replace(built.history, now=now)
             return dataclasses.replace(built, history=at_now, coverage=dataclasses.replace(built.coverage, now=now))
-        previous = _previous_history(dag_id, settings, page)
+        # The history last worked out for this page, else the nearest newer page's, else the nearest older one's.
+        shown = {q: h for (d, s, q), h in _HISTORIES.items() if (d, s) == (dag_id, settings)}
+        previous = shown[min(shown, key=lambda q: (max(q, page), q != page))] if shown else None
     built = build_page(settings, runs.records, now, page, blocks=runs.blocks, previous=previous)
     with _PAGES_LOCK:
         for stale in [k for k in _PAGES if k[0] == dag_id and (k[1], k[2], k[4]) != (key[1], key[2], key[4])]:
             del _PAGES[stale]  # worked out from runs since changed, or at a moment past: never shown again
         _PAGES[key] = (runs.records, built)
-        kept_pages = config.settings().tab_kept_pages
-        while len(_PAGES) > kept_pages:
-            _PAGES.popitem(last=False)
         _HISTORIES[(dag_id, settings, page)] = built.history
         _HISTORIES.move_to_end((dag_id, settings, page))
-        while len(_HISTORIES) > kept_pages:
-            _HISTORIES.popitem(last=False)
+        for held in (_PAGES, _HISTORIES):
+            while len(held) > config.settings().tab_kept_pages:
+                held.popitem(last=False)
     return built
-
-
-def _previous_history(dag_id: str, settings: Schedule, page: int) -> History | None:
-    """The history last worked out for this page, else the nearest newer page's, else the nearest older one's."""
-    shown = {q: h for (d, s, q), h in _HISTORIES.items() if (d, s) == (dag_id, settings)}
-    nearest = min(shown, key=lambda q: (max(q, page), q != page), default=None)
-    return None if nearest is None else shown[nearest]
 
 
 class _StillReading(HopsTimetableError):
