@@ -17,7 +17,7 @@ from hops_timetable.core.coverage import (
     History,
     RunBlock,
     RunRecord,
-    RunWindow,
+    Span,
     Stretch,
     history,
     page_of_fires,
@@ -154,9 +154,9 @@ def build_page(
     return DagPage(hist, cov, number, pages, hist.older_than(oldest))
 
 
-def _meets(page: DagPage, start: datetime, end: datetime) -> bool:
+def _meets(page: DagPage, span: Span | HopsWindow) -> bool:
     fires = page.coverage.fires
-    return bool(fires) and start < fires[-1].window.end and fires[0].window.start < end
+    return bool(fires) and span.start < fires[-1].window.end and fires[0].window.start < span.end
 
 
 def _pager(page: Mapping[str, Any]) -> str:
@@ -270,21 +270,12 @@ def page_json(dag_id: str, page: DagPage) -> dict[str, Any]:
     (``*_total``: how many there are)."""
     hist, cov = page.history, page.coverage
     on_page = {r for f in cov.fires for r in f.run_ids}
-
-    def near(item: RunWindow) -> bool:
-        w = item.window
-        return item.run.run_id in on_page or (w is not None and _meets(page, w.start, w.end))
-
     # Only what meets this page is written (the runs of its fires, and those whose window meets theirs): the whole
     # history's runs, overlaps and duplicates grow with it.
-    duplicates = [s for s in cov.duplicates if _meets(page, s.start, s.end)]
-    overlaps = [s for s in cov.overlaps if _meets(page, s.start, s.end)]
-    cov = replace(
-        cov,
-        runs=[w for w in cov.runs if near(w)][-2 * PAGE_FIRES :],
-        duplicates=duplicates[-SPAN_ROWS:],
-        overlaps=overlaps[-SPAN_ROWS:],
-    )
+    near = [w for w in cov.runs if w.run.run_id in on_page or (w.window is not None and _meets(page, w.window))]
+    duplicates = [s for s in cov.duplicates if _meets(page, s)]
+    overlaps = [s for s in cov.overlaps if _meets(page, s)]
+    cov = replace(cov, runs=near[-2 * PAGE_FIRES :], duplicates=duplicates[-SPAN_ROWS:], overlaps=overlaps[-SPAN_ROWS:])
     data = cov.as_json()
     for shown, fire in zip(data["fires"], cov.fires, strict=True):
         shown["tone"] = status_class(fire)
