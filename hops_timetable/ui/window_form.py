@@ -84,17 +84,9 @@ def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime | 
 def window_runs(runs: Sequence[RunWindow], offset: int, limit: int) -> dict[str, Any]:
     """The runs whose window came from their conf, the newest first: *limit* from *offset*, and how many."""
     mine = sorted((r for r in runs if r.source == "conf"), key=lambda r: r.run.run_after, reverse=True)
-    return {
-        "total": len(mine),
-        "offset": offset,
-        "runs": [
-            {
-                "run_id": item.run.run_id,
-                "run_after": format_hops_time(item.run.run_after),
-                "state": item.run.state,
-                "error": item.error,
-                **({} if item.window is None else item.window.as_env()),
-            }
-            for item in mine[offset : offset + limit]
-        ],
-    }
+    shown: list[dict[str, Any]] = [
+        {"run_id": r.run.run_id, "run_after": format_hops_time(r.run.run_after), "state": r.run.state}
+        | {"error": r.error, **({} if r.window is None else r.window.as_env())}
+        for r in mine[offset : offset + limit]
+    ]
+    return {"total": len(mine), "offset": offset, "runs": shown}
