@@ -74,9 +74,8 @@ def trigger_body(conf: Mapping[str, Any], run_id: str, logical_date: datetime | 
     window = conf[CONF_KEY]
     body: dict[str, Any] = {"dag_run_id": run_id, "logical_date": None}
     if logical_date is not None:  # Airflow refuses a data interval without a logical date
-        body["logical_date"] = logical_date.isoformat(timespec="microseconds")
-        body["data_interval_start"] = window["start_time"]
-        body["data_interval_end"] = window["end_time"]
+        interval = {"data_interval_start": window["start_time"], "data_interval_end": window["end_time"]}
+        body |= {"logical_date": logical_date.isoformat(timespec="microseconds"), **interval}
     note = f"Run with time window [{window['start_time']}, {window['end_time']}) from the Hopsworks tab"
     return {**body, "conf": dict(conf), "note": note}
 
