@@ -191,25 +191,23 @@ class Rules:
         block = self.block_at(fire)
         decision = self.decide(fire, block)
         start = self.policy.start
-        if previous is not None and (start is None or previous >= start):
-            interval_start = previous  # policy.interval_start's rule: clamped to the start only before it
-        else:
-            interval_start = self.policy.interval_start(fire)
-        window = hops_window(interval_start, fire, self.offset)
+        if previous is None or (start is not None and previous < start):  # policy.interval_start's rule, searched
+            previous = self.policy.interval_start(fire)
+        window = hops_window(previous, fire, self.offset)
         own = self.by_fire.get(fire, [])
         run_ids = tuple(r.run_id for r in own)
         state = best_state(own) if own else None
         if block is not None:  # a run of a block: its state, and its id where the block kept it
             block_id = block.run_id(fire, self.policy)
+            run_ids += (block_id,) if block_id else ()
             state = (
                 best_state([*own, RunRecord(block_id or "", block.run_type, block.state, fire)]) if own else block.state
             )
-            run_ids += (block_id,) if block_id else ()
         # Covered: inside the one processed span starting at or before the window (they are disjoint and sorted).
         span = bisect_right(self.processed_starts, window.start) - 1
         covered = span >= 0 and window.end <= self.processed[span][1]
         pending = decision is Decision.DUE and fire > self.grace_limit
-        return FireCoverage(fire, decision, interval_start, window, run_ids, state, covered, pending)
+        return FireCoverage(fire, decision, previous, window, run_ids, state, covered, pending)
 
     def block_window(self, window: tuple[datetime, datetime]) -> str | None:
         """The name of the block run that processed exactly *window* (``[start, end)``), if one did."""
@@ -233,17 +231,14 @@ class Rules:
             same[(start, end)].append(run_id)
         duplicates = []
         for (start, end), ids in sorted(same.items()):
-            named = self.block_window((start, end))  # a block run duplicating a run kept whole
-            ids = ids if named is None else [named, *ids]
+            ids = [*filter(None, [self.block_window((start, end))]), *ids]  # a block run duplicating a run kept whole
             if len(ids) > 1:
                 duplicates.append(Span(start, end, ("processed more than once",), tuple(ids)))
         # Sweep over window edges, counting how many windows are open.
+        spans = [(b, s) for b, s in zip(self.blocks, self.block_spans, strict=True) if b.state in PROCESSED_STATES]
+        by_label = {b.label: b for b, _ in spans}
         edges = [(at, step, run_id) for start, end, run_id in done for at, step in ((start, 1), (end, -1))]
-        by_label: dict[str, RunBlock] = {}
-        for block, (lo, hi) in zip(self.blocks, self.block_spans, strict=True):
-            if block.state in PROCESSED_STATES:
-                edges += [(lo, 1, block.label), (hi, -1, block.label)]
-                by_label[block.label] = block
+        edges += [edge for b, (lo, hi) in spans for edge in ((lo, 1, b.label), (hi, -1, b.label))]
         edges.sort(key=lambda e: (e[0], e[1]))
         open_ids: list[str] = []
         overlaps: list[Span] = []
