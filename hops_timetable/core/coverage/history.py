@@ -3,9 +3,11 @@ by the runs, not by the fires. Pure: no Airflow import."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from hops_timetable.core.catchup import CatchupPolicy
@@ -125,17 +127,12 @@ class History:
 
     def older_than(self, fire: datetime) -> list[Stretch]:
         """The stretches of the fires before *fire*, the one holding it cut short."""
-        out = []
-        for stretch in self.stretches:
-            if stretch.first >= fire:
-                break
-            if stretch.last < fire:
-                out.append(stretch)
-                continue
-            last = self.policy.cron.prev_before(fire)
+        out = self.stretches[: bisect_left(self.stretches, fire, key=attrgetter("first"))]
+        if out and out[-1].last >= fire:  # only the newest of them can hold *fire*
+            stretch, last = out[-1], self.policy.cron.prev_before(fire)
             assert last is not None
             count = self.rules.count_between(stretch.first, last)
-            out.append(Stretch(stretch.sample, last, count, last + (stretch.window_end - stretch.last)))
+            out[-1] = Stretch(stretch.sample, last, count, last + (stretch.window_end - stretch.last))
         return out
 
 
