@@ -79,25 +79,20 @@ class Blocks:
     """
 
     def __init__(self, policy: CatchupPolicy, offset: int | None, *, tail: int = 0, keep_ids: bool = False) -> None:
-        self.policy = policy
-        self.offset = offset
-        self.tail = tail
-        self.keep_ids = keep_ids
+        self.policy, self.offset, self.tail, self.keep_ids = policy, offset, tail, keep_ids
         self._ids: list[str] = []
         self._held: deque[RunRecord] = deque()
         self.singles: list[RunRecord]
         self.blocks: list[RunBlock]
         self._newest: datetime | None  # the newest fire held or in a block
         self.resume([], [], None)
-        self._trusting = False
-        self._sound = True
+        self._trusting, self._sound = False, True
 
     def trust(self) -> None:
         """From now until :meth:`checked`, a run joins the newest block when its fire is a fire of the cron at all,
         not asked to be the one after the block's last: each block's fires are checked consecutive once, when it
         is sealed (asking the cron for every run cost a third of a first read of a long history)."""
-        self._trusting = True
-        self._sound = True
+        self._trusting = self._sound = True
 
     def checked(self) -> bool:
         """Whether every block joined since :meth:`trust` holds consecutive fires (so the blocks and runs kept whole
