@@ -5,12 +5,12 @@ stretch by :func:`~.history.history`."""
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property, lru_cache
-from itertools import pairwise
+from itertools import groupby, pairwise
 from operator import itemgetter
 from typing import Any
 
@@ -226,12 +226,10 @@ class Rules:
         windows where another meets it, so an overlap reads as it does with the runs whole.
         """
         done = [(w.window.start, w.window.end, w.run.run_id) for w in self.windows if w.processed and w.window]
-        same: dict[tuple[datetime, datetime], list[str]] = defaultdict(list)
-        for start, end, run_id in done:
-            same[(start, end)].append(run_id)
         duplicates = []
-        for (start, end), ids in sorted(same.items()):
-            ids = [*filter(None, [self.block_window((start, end))]), *ids]  # a block run duplicating a run kept whole
+        for (start, end), same in groupby(sorted(done, key=itemgetter(0, 1)), key=itemgetter(0, 1)):
+            # A block run duplicating a run kept whole is named first.
+            ids = [*filter(None, [self.block_window((start, end))]), *(run_id for *_, run_id in same)]
             if len(ids) > 1:
                 duplicates.append(Span(start, end, ("processed more than once",), tuple(ids)))
         # Sweep over window edges, counting how many windows are open.
@@ -243,24 +241,21 @@ class Rules:
         open_ids: list[str] = []
         overlaps: list[Span] = []
         previous: datetime | None = None
-
-        def emit(lo: datetime, hi: datetime, names: list[str]) -> None:
-            ids = tuple(sorted(names))
-            if overlaps and overlaps[-1].end == lo and overlaps[-1].run_ids == ids:
-                overlaps[-1] = Span(overlaps[-1].start, hi, overlaps[-1].reasons, ids)
-            else:
-                overlaps.append(Span(lo, hi, ("covered by more than one run",), ids))
-
         for at, step, run_id in edges:
             if previous is not None and at > previous and len(open_ids) > 1:
                 # Blocks never meet each other's windows: at most one is open, cut into its runs' windows.
-                block_open = next((by_label[n] for n in open_ids if n in by_label), None)
-                if block_open is None:
-                    emit(previous, at, open_ids)
-                else:
-                    others = [n for n in open_ids if n != block_open.label]
-                    for lo, hi, name in _block_pieces(block_open, previous, at, self.policy, self.offset):
-                        emit(lo, hi, [*others, name])
+                block = next((n for n in open_ids if n in by_label), None)
+                if block is not None:
+                    others = [n for n in open_ids if n != block]
+                    pieces = _block_pieces(by_label[block], previous, at, self.policy, self.offset)
+                else:  # only runs: one piece, naming them all
+                    others, pieces = open_ids[:-1], ((previous, at, open_ids[-1]),)
+                for lo, hi, name in pieces:
+                    names = tuple(sorted([*others, name]))
+                    if overlaps and overlaps[-1].end == lo and overlaps[-1].run_ids == names:
+                        overlaps[-1] = Span(overlaps[-1].start, hi, overlaps[-1].reasons, names)
+                    else:
+                        overlaps.append(Span(lo, hi, ("covered by more than one run",), names))
             (open_ids.append if step > 0 else open_ids.remove)(run_id)
             previous = at
         return overlaps, duplicates
