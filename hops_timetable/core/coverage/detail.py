@@ -134,7 +134,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     span = None if begin is None else span_of_fires(policy, begin, upto)
     fires: list[datetime] = []
     if span is not None:  # the newest max_fires fires of the span, stepped
-        oldest = _nth_before(policy, span[1], max_fires - 1)
+        oldest = policy.cron.nth_before(span[1] + TICK, max_fires)
         fires = [oldest if oldest is not None and oldest > span[0] else span[0]]
         while (fire := policy.cron.next_after(fires[-1])) is not None and fire <= span[1]:
             fires.append(fire)
@@ -151,9 +151,7 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
 def timeline_begin(policy: CatchupPolicy, earliest_start: datetime | None, since: datetime | None) -> datetime | None:
     """The policy's start, else *earliest_start* (of the scheduled runs), or *since* if that is later."""
     begin = policy.start if policy.start is not None else earliest_start
-    if since is not None and (begin is None or as_utc(since) > begin):
-        begin = as_utc(since)
-    return begin
+    return max((t for t in (begin, None if since is None else as_utc(since)) if t is not None), default=None)
 
 
 def span_of_fires(policy: CatchupPolicy, begin: datetime, now: datetime) -> tuple[datetime, datetime] | None:
@@ -178,13 +176,10 @@ def page_of_fires(
     total = policy.cron.count_between(first, newest)
     pages = max(1, -(-total // size))
     number = min(max(page, 0), pages - 1)
-    oldest, newer = (_nth_before(policy, newest, n) for n in (min((number + 1) * size, total) - 1, number * size))
+    counts = (min((number + 1) * size, total), number * size + 1)  # back from the tick after the newest: itself first
+    oldest, newer = (policy.cron.nth_before(newest + TICK, n) for n in counts)
     assert oldest is not None and newer is not None  # both within the total
     return number, pages, oldest, newer
-
-
-def _nth_before(policy: CatchupPolicy, fire: datetime, n: int) -> datetime | None:
-    return fire if n == 0 else policy.cron.nth_before(fire, n)
 
 
 def gaps_in(
