@@ -240,7 +240,7 @@ def unchanged_before(old: Rules, new: Rules) -> datetime | None:
     shift = timedelta(seconds=new.offset or 0)
     fires: list[datetime] = []  # fires whose runs may differ
     points: list[datetime] = []  # instants from which a fire may read otherwise
-    index = _first_difference(old.records, new.records)
+    index, first_block = _first_difference(old.records, new.records), _first_difference(old.blocks, new.blocks)
     for rules in (old, new):
         for record, seen in zip(rules.records[index:], rules.windows[index:], strict=True):
             if record.run_type in SCHEDULED_RUN_TYPES and record.data_interval_end is not None:
@@ -248,9 +248,7 @@ def unchanged_before(old: Rules, new: Rules) -> datetime | None:
             if seen.window is not None:
                 # A fire's window ends at the fire minus the offset: one ending at or before this start reads alike.
                 points.append(seen.window.start + shift)
-    index = _first_difference(old.blocks, new.blocks)
-    for rules in (old, new):
-        for block, (lo, _) in zip(rules.blocks[index:], rules.block_spans[index:], strict=True):
+        for block, (lo, _) in zip(rules.blocks[first_block:], rules.block_spans[first_block:], strict=True):
             fires.append(block.first_fire)
             points.append(lo + shift)
     if fires:
