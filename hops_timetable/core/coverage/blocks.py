@@ -13,7 +13,7 @@ from typing import Any
 from hops_timetable.core.catchup import CatchupPolicy
 from hops_timetable.core.conf_window import SCHEDULED_RUN_TYPES, offset_made_with
 from hops_timetable.core.coverage.runs import RunRecord, RunWindow, run_window
-from hops_timetable.core.window import HopsWindow, as_utc, hops_window
+from hops_timetable.core.window import as_utc, hops_window
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,6 @@ class RunBlock:
         previous = policy.cron.prev_before(fire)
         assert previous is not None
         return previous
-
-    def window(self, fire: datetime, policy: CatchupPolicy, offset: int | None) -> HopsWindow:
-        return hops_window(self.interval_start(fire, policy), fire, offset)
 
     def span(self, offset: int | None) -> tuple[datetime, datetime]:
         """The HOPS time the block's windows cover, end to end: from the first window's start to the last's end."""
@@ -111,8 +108,12 @@ class Blocks:
                 continue
             self._newest = fire
             self._held.append(run)
-            if len(self._held) > self.tail:
-                self._join(self._held.popleft())
+            if len(self._held) > self.tail:  # the oldest held joins the newest block, or is kept whole
+                held = self._held.popleft()
+                start, end = as_utc(held.data_interval_start), as_utc(held.data_interval_end)  # type: ignore[arg-type]
+                queued = None if held.queued_at is None else as_utc(held.queued_at)
+                if not self._fold(held.run_type, held.state, start, end, held.run_id, queued):
+                    self.singles.append(held)
 
     def add_plain(
         self,
@@ -199,12 +200,6 @@ class Blocks:
         """Whether the window of a run the timetable made (without conf) is the scheduler's at the DAG's offset: the
         offset the run was made with moves it as the DAG's does (None and 0 alike)."""
         return (offset_made_with(run_id, run_type == "scheduled", self.offset) or 0) == (self.offset or 0)
-
-    def _join(self, run: RunRecord) -> None:
-        start, fire = as_utc(run.data_interval_start), as_utc(run.data_interval_end)  # type: ignore[arg-type]
-        queued = None if run.queued_at is None else as_utc(run.queued_at)
-        if not self._fold(run.run_type, run.state, start, fire, run.run_id, queued):
-            self.singles.append(run)
 
     def _fold(
         self, run_type: str, state: str, start: datetime, fire: datetime, run_id: str, queued: datetime | None

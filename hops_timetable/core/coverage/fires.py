@@ -215,7 +215,7 @@ class Rules:
         block = self.block_at(fire)
         if block is None or block.state not in PROCESSED_STATES or not self.policy.cron.matches(fire):
             return None
-        own = block.window(fire, self.policy, self.offset)
+        own = hops_window(block.interval_start(fire, self.policy), fire, self.offset)
         return (block.run_id(fire, self.policy) or block.label) if (own.start, own.end) == window else None
 
     @cached_property
