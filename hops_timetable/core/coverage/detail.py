@@ -159,9 +159,7 @@ def span_of_fires(policy: CatchupPolicy, begin: datetime, now: datetime) -> tupl
     upto = now if policy.end is None else min(now, policy.end - TICK)
     newest = policy.cron.prev_before(upto + TICK)
     first = policy.cron.next_after(begin)
-    if newest is None or first is None or first > newest:
-        return None
-    return first, newest
+    return None if newest is None or first is None or first > newest else (first, newest)
 
 
 def page_of_fires(

@@ -113,11 +113,9 @@ class History:
 
     def expand(self, stretch: Stretch) -> list[FireCoverage]:
         """Every fire of *stretch*, one by one (the cost of its length)."""
-        out = []
-        fire: datetime | None = stretch.first
-        while fire is not None and fire <= stretch.last:
+        out = [self.rules.fire(stretch.first)]
+        while (fire := self.policy.cron.next_after(out[-1].fire)) is not None and fire <= stretch.last:
             out.append(self.rules.fire(fire))
-            fire = self.policy.cron.next_after(fire)
         return out
 
     def fire_after(self, stretch: Stretch) -> FireCoverage | None:
