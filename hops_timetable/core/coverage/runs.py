@@ -89,9 +89,7 @@ _STATE_RANK = {"success": 3, "running": 2, "queued": 1}
 
 def best_state(runs: Sequence[RunRecord]) -> str:
     """The state that says most of the runs of one fire: ``success``, else ``running``, ``queued``, else another."""
-    if len(runs) == 1:
-        return runs[0].state
-    return max(runs, key=lambda r: _STATE_RANK.get(r.state, 0)).state
+    return runs[0].state if len(runs) == 1 else max(runs, key=lambda r: _STATE_RANK.get(r.state, 0)).state
 
 
 def upcoming_windows(
