@@ -132,14 +132,13 @@ def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, ma
     begin = timeline_begin(policy, earliest_start(rules.records, rules.blocks), since)
     upto = now if until is None else min(now, as_utc(until))
     span = None if begin is None else span_of_fires(policy, begin, upto)
-    fires: list[datetime] = []
+    result: list[FireCoverage] = []
     if span is not None:  # the newest max_fires fires of the span, stepped
         oldest = policy.cron.nth_before(span[1] + TICK, max_fires)
-        fires = [oldest if oldest is not None and oldest > span[0] else span[0]]
-        while (fire := policy.cron.next_after(fires[-1])) is not None and fire <= span[1]:
-            fires.append(fire)
-    truncated = span is not None and fires[0] > span[0]
-    result = [rules.fire(fire) for fire in fires]
+        result = [rules.fire(oldest if oldest is not None and oldest > span[0] else span[0])]
+        while (fire := policy.cron.next_after(result[-1].fire)) is not None and fire <= span[1]:
+            result.append(rules.fire(fire))
+    truncated = span is not None and result[0].fire > span[0]
     gaps, dropped = (
         gaps_in([(f.window.start, f.window.end, f.status, f.run_ids) for f in result if want(f)], rules.processed)
         for want in (attrgetter("expected"), attrgetter("by_design"))
