@@ -121,8 +121,7 @@ def coverage(
     ``truncated`` is set. A fire due less than *due_grace* before *now* without a run yet is ``pending``: listed,
     neither a gap nor counted. Raises :class:`ArgumentError` for ``max_fires < 1``.
     """
-    rules = Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks)
-    return coverage_of(rules, since, until, max_fires)
+    return coverage_of(Rules(policy, catchup, offset_seconds, runs, now, due_grace, blocks), since, until, max_fires)
 
 
 def coverage_of(rules: Rules, since: datetime | None, until: datetime | None, max_fires: int) -> Coverage:
@@ -200,8 +199,7 @@ def gaps_in(
             scan += 1
         if cursor < hi:
             holes.append((cursor, hi))
-    out = []
-    first = 0
+    out, first = [], 0
     for lo, hi in holes:
         while first < len(windows) and windows[first][1] <= lo:
             first += 1

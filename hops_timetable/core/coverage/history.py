@@ -195,8 +195,7 @@ def now_key(policy: CatchupPolicy, now: datetime, due_grace: timedelta = DUE_GRA
     A history sees *now* only through the fires up to it (the newest fire, and with it the catch-up policy's pick
     and the first fire still due) and through the fires up to ``now - due_grace`` (those no longer pending).
     """
-    cron = policy.cron
-    return cron.prev_before(as_utc(now) + TICK), cron.prev_before(as_utc(now) - due_grace + TICK)
+    return tuple(policy.cron.prev_before(moment + TICK) for moment in (as_utc(now), as_utc(now) - due_grace))
 
 
 def _piece(
