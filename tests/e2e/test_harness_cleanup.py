@@ -62,11 +62,14 @@ COMPONENT = textwrap.dedent(
 
 OWNER = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from pathlib import Path
 
     sys.path.insert(0, sys.argv[1])
     from harness import AirflowStack
+
+    # As in a terminal: a suite started under nohup would pass its ignored SIGHUP down, and then nothing is to stop.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     home, how = Path(sys.argv[2]), sys.argv[3]
     stack = AirflowStack(home, home / "dags")
