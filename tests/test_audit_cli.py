@@ -267,3 +267,51 @@ def test_a_long_repair_plan_is_listed_by_its_first_and_last_steps(
     applied = [f"{step}  -> backfill 1" for step in steps]
     assert plan == [*applied[:4], elided, *applied[4:], "  10 run(s) in all"]
     assert airflow.writes().count("/api/v2/backfills") == 10
+
+
+def test_gaps_and_windows_processed_twice_are_listed_with_their_reasons_and_runs(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    airflow.runs = bounded_catchup_history(failed=(datetime(2026, 12, 1, 14, tzinfo=UTC),))
+    # A manual run given the window 12:00 to 13:00, which the scheduled run of 13:00 processed already.
+    window = {"start_time": "2026-12-01T12:00:00Z", "end_time": "2026-12-01T13:00:00Z"}
+    airflow.runs.append(
+        {
+            "dag_run_id": "manual__again",
+            "run_type": "manual",
+            "state": "success",
+            "run_after": "2026-12-01T13:40:00Z",
+            "conf": {"hops_window": window},
+        }
+    )
+    status, out, _ = run_audit(capsys)
+    assert status == 3
+    spans = out.split("\n\n")[2].splitlines()
+    assert spans == [
+        "gap [2026-12-01T13:00:00Z, 2026-12-01T14:00:00Z): failed",
+        "processed twice [2026-12-01T12:00:00Z, 2026-12-01T13:00:00Z): "
+        "scheduled__2026-12-01T13:00:00+00:00, manual__again",
+        "dropped by design [2026-01-01T00:00:00Z, 2026-11-30T12:00:00Z): dropped beyond max_catchup_runs",
+    ]
+
+
+def test_only_the_newest_20_gaps_are_listed_and_the_older_ones_counted(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Hourly, every run on time since the start; those 2, 4, ... 46 hours after it failed: 23 gaps of an hour.
+    airflow.runs = [
+        scheduled(START + k * HOUR, START + k * HOUR, "failed" if k % 2 == 0 and k <= 46 else "success")
+        for k in range(1, 61)
+    ]
+    now = START + 60 * HOUR + timedelta(minutes=30)
+    status = main(["audit", "--api", "http://airflow.invalid", "--token", "t", "--now", iso(now), "--limit", "1"])
+    out, _ = capsys.readouterr()
+    assert status == 3
+    newest = [START + k * HOUR for k in range(8, 47, 2)]
+    assert out.split("\n\n")[2].splitlines() == [
+        "... 3 older gap(s) not shown (--json lists all)",
+        *(f"gap [{iso(fire - HOUR)}, {iso(fire)}): failed" for fire in newest),
+    ]
+    assert out.rstrip().endswith(
+        "23 of 60 expected window(s) not processed (23 failed); 23 gap(s); none dropped by design"
+    )
