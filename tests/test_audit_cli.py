@@ -80,10 +80,13 @@ class FakeAirflow:
     seen: list[httpx.Request] = field(default_factory=list)
     honour_offset: bool = True
     total_entries: bool = True
+    refuse: int | None = None  # every request answered with this HTTP status
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         self.seen.append(request)
         path = request.url.path
+        if self.refuse is not None:
+            return httpx.Response(self.refuse, json={"detail": "refused by the fake"})
         if path == "/hops/api/dags":
             return httpx.Response(200, json={"dags": self.dags})
         if path.endswith("/dagRuns") and request.method == "GET":
@@ -315,3 +318,27 @@ def test_only_the_newest_20_gaps_are_listed_and_the_older_ones_counted(
     assert out.rstrip().endswith(
         "23 of 60 expected window(s) not processed (23 failed); 23 gap(s); none dropped by design"
     )
+
+
+@pytest.mark.parametrize(
+    ("refusal", "hint"),
+    [(401, "no valid token: pass --token or --username/--password"), (403, "not allowed")],
+    ids=["401", "403"],
+)
+def test_a_refusal_by_airflow_says_what_it_means(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str], refusal: int, hint: str
+) -> None:
+    airflow.refuse = refusal
+    status, out, err = run_audit(capsys)
+    assert status == 1 and out == ""
+    assert err == (
+        f'hops-timetable: error: GET /hops/api/dags -> HTTP {refusal} ({hint}): {{"detail":"refused by the fake"}}\n'
+    )
+
+
+def test_no_dag_readable_is_said_with_the_address_asked(
+    airflow: FakeAirflow, capsys: pytest.CaptureFixture[str]
+) -> None:
+    airflow.dags = []
+    _, out, _ = run_audit(capsys)
+    assert out == "no HopsworksTimetable DAGs readable on http://airflow.invalid\n"
