@@ -503,3 +503,27 @@ def test_a_ledger_is_read_row_by_row_in_chunks_of_any_size(
     assert ["ledger run\n0"] in [r["hopsworks_runs"] for r in whole["rows"]]
     monkeypatch.setattr("hops_timetable.cli.parity._Reader.CHUNK", chunk)
     assert run_json(capsys, *argv) == (status, whole)
+
+
+def test_an_execution_no_fire_can_be_found_for_is_listed_and_leaves_the_verdict_open(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    listing = json.loads((DATA / "clamped_first_window" / "executions-fire.json").read_text())
+    # Run again by hand at 14:40 with a -start_time half past the hour: no hourly fire launches at 14:30.
+    (ran,) = [e for e in listing["items"] if e["args"].endswith("-start_time 2026-03-01T14:00:00Z")]
+    extra = {**ran, "id": 2000, "submissionTime": "2026-03-01T14:40:00.000Z"}
+    extra["args"] = ran["args"].replace("14:00:00Z", "14:30:00Z")
+    listing["items"].insert(0, extra)
+    listing["count"] += 1
+    path = tmp_path / "executions.json"
+    path.write_text(json.dumps(listing))
+    argv = args_for("clamped_first_window")
+    argv[argv.index("--hopsworks-executions") + 1] = str(path)
+    status, out, _ = run(capsys, *argv)
+    lines = out.splitlines()
+    assert status == 4
+    assert [line for line in lines if line.startswith("not placed")] == [
+        "not placed on a fire, hopsworks: execution 2000: -start_time 2026-03-01T14:30:00+00:00 is not a fire value "
+        "of '0 0 * ? * * *'"
+    ]
+    assert lines[-1].startswith("inconclusive: 1 execution(s) not placed on a fire; 7 of 7 fire(s) agree")
