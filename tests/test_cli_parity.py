@@ -527,3 +527,17 @@ def test_an_execution_no_fire_can_be_found_for_is_listed_and_leaves_the_verdict_
         "of '0 0 * ? * * *'"
     ]
     assert lines[-1].startswith("inconclusive: 1 execution(s) not placed on a fire; 7 of 7 fire(s) agree")
+
+
+def test_an_accepted_difference_not_seen_is_listed_in_the_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    accept = tmp_path / "accept.json"
+    used = {"fire": "2026-03-01T14:00:00Z", "status": "failed_in_hopsworks", "reason": "known; signed off by data-eng"}
+    unused = {"fire": "2026-03-01T15:00:00Z", "status": "failed_in_hopsworks", "reason": "fixed since"}
+    accept.write_text(json.dumps({"format": "hops-timetable-parity-accept/1", "accepted": [used, unused]}))
+    status, out, _ = run(capsys, *args_for("reruns", "fire", "--accept", str(accept)))
+    assert status == 0
+    assert [line for line in out.splitlines() if line.startswith("accepted")] == [
+        "accepted difference not seen: failed_in_hopsworks at 2026-03-01T15:00:00+00:00"
+    ]
