@@ -70,9 +70,13 @@ class CatchupPolicy:
 
     def first_eligible_after(self, moment: datetime | None) -> datetime | None:
         """The first eligible fire strictly after *moment* (``None``: the first after the start)."""
-        skip = None if self.skip_to is None else self.skip_to - TICK
-        bounds = [t for t in (moment, self.start, skip) if t is not None]
-        fire = self.cron.next_after(max(bounds)) if bounds else None
+        # On the scheduler's every decision: plain comparisons, no list built (a third cheaper than max over one).
+        after = moment
+        if self.start is not None and (after is None or after < self.start):
+            after = self.start
+        if self.skip_to is not None and (after is None or after < self.skip_to - TICK):
+            after = self.skip_to - TICK
+        fire = None if after is None else self.cron.next_after(after)
         return None if fire is None or (self.end is not None and fire >= self.end) else fire
 
     def newest_eligible_at_or_before(self, moment: datetime) -> datetime | None:
